@@ -1,0 +1,701 @@
+//! Canonical JSON and the two hashes built on it: `arguments_hash` and `catalog_hash`.
+//!
+//! Both hashes are `sha256:` + lowercase hex over a canonical text: object keys sorted recursively
+//! by UTF-16 code units (the Connector's C# ordinal order), arrays in order, compact, no HTML
+//! escaping, and Newtonsoft's string escaping.
+//!
+//! Why a parser of our own instead of `serde_json::Value`: the two hashes treat *numbers*
+//! differently and `Value` cannot represent either faithfully.
+//! - `catalog_hash` keeps every number exactly as written in the received text (the Go client
+//!   decodes numbers as literals), so `1.10` must stay `1.10`.
+//! - `arguments_hash` is computed by the Connector after Newtonsoft has parsed the body: numbers
+//!   with `.`/`e`/`E` become doubles and are re-written in .NET round-trip form, integers beyond
+//!   64 bits stay exact, and date-looking strings become dates and are re-written in ISO form.
+//!   See connector-protocol.md §9.2 and §14.
+//!
+//! [`Json`] keeps number literals as text, so one tree serves both modes.
+
+use sha2::{Digest, Sha256};
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+/// A JSON tree that keeps number literals verbatim and object members in input order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    /// The number exactly as it appeared in the text.
+    Number(String),
+    String(String),
+    Array(Vec<Json>),
+    /// Members in input order; a repeated key keeps its last value (Newtonsoft's and Go's rule).
+    Object(Vec<(String, Json)>),
+}
+
+/// How numbers (and date-looking strings) are written in canonical text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberMode {
+    /// Numbers exactly as they appeared; strings untouched. Used for `catalog_hash`.
+    Literal,
+    /// What the Connector writes after Newtonsoft parsed the request. Used for `arguments_hash`.
+    Newtonsoft,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid JSON at byte {offset}: {reason}")]
+pub struct ParseError {
+    pub offset: usize,
+    pub reason: &'static str,
+}
+
+/// Deepest nesting we accept; deeper input is rejected instead of exhausting the stack.
+pub const MAX_DEPTH: usize = 128;
+
+/// Parses one JSON document (RFC 8259; surrounding whitespace allowed, a UTF-8 BOM is not).
+pub fn parse(text: &str) -> Result<Json, ParseError> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    p.ws();
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(p.err("trailing characters after the JSON value"));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, reason: &'static str) -> ParseError {
+        ParseError {
+            offset: self.i,
+            reason,
+        }
+    }
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, lit: &[u8]) -> bool {
+        if self.s[self.i..].starts_with(lit) {
+            self.i += lit.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn value(&mut self, depth: usize) -> Result<Json, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("nesting deeper than 128 levels"));
+        }
+        match self.s.get(self.i) {
+            None => Err(self.err("unexpected end of input")),
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => Ok(Json::String(self.string()?)),
+            Some(b't') if self.eat(b"true") => Ok(Json::Bool(true)),
+            Some(b'f') if self.eat(b"false") => Ok(Json::Bool(false)),
+            Some(b'n') if self.eat(b"null") => Ok(Json::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.err("unexpected character")),
+        }
+    }
+    fn object(&mut self, depth: usize) -> Result<Json, ParseError> {
+        self.i += 1;
+        let mut members: Vec<(String, Json)> = Vec::new();
+        self.ws();
+        if self.eat(b"}") {
+            return Ok(Json::Object(members));
+        }
+        loop {
+            self.ws();
+            if self.s.get(self.i) != Some(&b'"') {
+                return Err(self.err("expected a string key"));
+            }
+            let key = self.string()?;
+            self.ws();
+            if !self.eat(b":") {
+                return Err(self.err("expected ':' after an object key"));
+            }
+            self.ws();
+            let v = self.value(depth + 1)?;
+            if let Some(slot) = members.iter_mut().find(|(k, _)| *k == key) {
+                slot.1 = v;
+            } else {
+                members.push((key, v));
+            }
+            self.ws();
+            if self.eat(b",") {
+                continue;
+            }
+            if self.eat(b"}") {
+                return Ok(Json::Object(members));
+            }
+            return Err(self.err("expected ',' or '}' in an object"));
+        }
+    }
+    fn array(&mut self, depth: usize) -> Result<Json, ParseError> {
+        self.i += 1;
+        let mut items = Vec::new();
+        self.ws();
+        if self.eat(b"]") {
+            return Ok(Json::Array(items));
+        }
+        loop {
+            self.ws();
+            items.push(self.value(depth + 1)?);
+            self.ws();
+            if self.eat(b",") {
+                continue;
+            }
+            if self.eat(b"]") {
+                return Ok(Json::Array(items));
+            }
+            return Err(self.err("expected ',' or ']' in an array"));
+        }
+    }
+    fn number(&mut self) -> Result<Json, ParseError> {
+        let start = self.i;
+        self.eat(b"-");
+        match self.s.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.err("invalid number")),
+        }
+        if self.eat(b".") {
+            if !matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                return Err(self.err("invalid number: digit expected after '.'"));
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.s.get(self.i) {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.s.get(self.i) {
+                self.i += 1;
+            }
+            if !matches!(self.s.get(self.i), Some(b'0'..=b'9')) {
+                return Err(self.err("invalid number: digit expected in exponent"));
+            }
+            self.digits();
+        }
+        // The slice is ASCII by construction.
+        Ok(Json::Number(
+            String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
+        ))
+    }
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.s.get(self.i) {
+            self.i += 1;
+        }
+    }
+    fn hex4(&mut self) -> Result<u16, ParseError> {
+        let h = self
+            .s
+            .get(self.i..self.i + 4)
+            .ok_or_else(|| self.err("truncated \\u escape"))?;
+        let h = std::str::from_utf8(h).map_err(|_| self.err("invalid \\u escape"))?;
+        let v = u16::from_str_radix(h, 16).map_err(|_| self.err("invalid \\u escape"))?;
+        self.i += 4;
+        Ok(v)
+    }
+    fn string(&mut self) -> Result<String, ParseError> {
+        self.i += 1;
+        let mut out = String::new();
+        loop {
+            let start = self.i;
+            while let Some(&b) = self.s.get(self.i) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            // Input came from &str and we stopped on an ASCII byte, so this is valid UTF-8.
+            out.push_str(std::str::from_utf8(&self.s[start..self.i]).expect("utf-8 input"));
+            match self.s.get(self.i) {
+                None => return Err(self.err("unterminated string")),
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let c = *self
+                        .s
+                        .get(self.i)
+                        .ok_or_else(|| self.err("truncated escape"))?;
+                    self.i += 1;
+                    match c {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let ch = if (0xD800..0xDC00).contains(&hi)
+                                && self.s[self.i..].starts_with(b"\\u")
+                            {
+                                let save = self.i;
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&lo) {
+                                    char::from_u32(
+                                        0x10000
+                                            + ((hi as u32 - 0xD800) << 10)
+                                            + (lo as u32 - 0xDC00),
+                                    )
+                                } else {
+                                    self.i = save;
+                                    None
+                                }
+                            } else {
+                                char::from_u32(hi as u32)
+                            };
+                            // A lone surrogate cannot live in a Rust string; U+FFFD marks it.
+                            out.push(ch.unwrap_or('\u{FFFD}'));
+                        }
+                        _ => return Err(self.err("invalid escape")),
+                    }
+                }
+                Some(_) => return Err(self.err("control character in string")),
+            }
+        }
+    }
+}
+
+/// Orders keys the way the Connector does: ordinal over UTF-16 code units.
+pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Writes `v` canonically: keys sorted by [`cmp_utf16`], compact, Newtonsoft string escaping.
+pub fn write_canonical(v: &Json, mode: NumberMode) -> String {
+    let mut out = String::new();
+    write_value(v, mode, &mut out);
+    out
+}
+
+fn write_value(v: &Json, mode: NumberMode, out: &mut String) {
+    match v {
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Number(n) => match mode {
+            NumberMode::Literal => out.push_str(n),
+            NumberMode::Newtonsoft => out.push_str(&newtonsoft_number(n)),
+        },
+        Json::String(s) => match mode {
+            NumberMode::Newtonsoft => match newtonsoft_date(s) {
+                Some(d) => write_string(&d, out),
+                None => write_string(s, out),
+            },
+            NumberMode::Literal => write_string(s, out),
+        },
+        Json::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(item, mode, out);
+            }
+            out.push(']');
+        }
+        Json::Object(members) => {
+            let mut sorted: Vec<&(String, Json)> = members.iter().collect();
+            sorted.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
+            out.push('{');
+            for (i, (k, val)) in sorted.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(k, out);
+                out.push(':');
+                write_value(val, mode, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Newtonsoft's default escaping: `"`, `\`, control characters (short forms for \b \f \n \r \t,
+/// lowercase `\u00xx` otherwise), and U+0085, U+2028, U+2029. Everything else is written raw.
+fn write_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{85}' || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The text Newtonsoft writes for a number literal it parsed.
+fn newtonsoft_number(lit: &str) -> String {
+    let is_float = lit.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    if !is_float {
+        // Integers: 64-bit when they fit (so `-0` becomes `0`), else BigInteger, written as is.
+        return match lit.parse::<i64>() {
+            Ok(i) => i.to_string(),
+            Err(_) => lit.to_string(),
+        };
+    }
+    match lit.parse::<f64>() {
+        Ok(f) if f.is_finite() => dotnet_roundtrip(f),
+        // Out of double range: Newtonsoft fails to parse; the Connector would reject the body.
+        _ => lit.to_string(),
+    }
+}
+
+/// .NET `double.ToString("R")` followed by Newtonsoft's `EnsureDecimalPlace`.
+///
+/// Shortest round-trip digits; scientific form `d.dddE+XX` (exponent at least two digits) when the
+/// decimal exponent is below -4 or at least 15; `.0` appended when the text has neither `.` nor `E`.
+/// Negative zero loses its sign, as observed on Mono (§9.2).
+fn dotnet_roundtrip(f: f64) -> String {
+    if f == 0.0 {
+        return "0.0".to_string();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: "-1.2345e-7".
+    let sci = format!("{:e}", f);
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} always has an exponent");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if !(-4..15).contains(&exp) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(out, "E{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        return out;
+    }
+    if exp < 0 {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        let int_len = exp as usize + 1;
+        if digits.len() <= int_len {
+            out.push_str(&digits);
+            for _ in digits.len()..int_len {
+                out.push('0');
+            }
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..int_len]);
+            out.push('.');
+            out.push_str(&digits[int_len..]);
+        }
+    }
+    out
+}
+
+/// If Newtonsoft's default date handling would turn `s` into a date, the ISO text it writes back.
+///
+/// Recognized: ISO `yyyy-MM-ddTHH:mm:ss[.fffffff][Z|±HH:mm]` (19–40 chars, digit first, `T` at
+/// index 10) and `/Date(ms)/`. Fractions lose trailing zeros. Offsets are converted to the Editor's
+/// local zone; the simulator's Editor runs on UTC, so they become `+00:00` (an inferred behaviour,
+/// documented in connector-contract/vectors).
+fn newtonsoft_date(s: &str) -> Option<String> {
+    if let Some(inner) = s.strip_prefix("/Date(").and_then(|r| r.strip_suffix(")/")) {
+        return ms_date(inner);
+    }
+    let b = s.as_bytes();
+    if !(19..=40).contains(&b.len()) || !b[0].is_ascii_digit() || b[10] != b'T' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let t = s.get(r)?;
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    if !(1..=12).contains(&mo)
+        || d == 0
+        || d > days_in_month(y, mo)
+        || h > 23
+        || mi > 59
+        || sec > 59
+    {
+        return None;
+    }
+    let mut rest = &s[19..];
+    let mut frac = String::new();
+    if let Some(r) = rest.strip_prefix('.') {
+        let n = r.bytes().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 7 {
+            return None;
+        }
+        frac = r[..n].trim_end_matches('0').to_string();
+        rest = &r[n..];
+    }
+    let base = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}");
+    let frac_txt = if frac.is_empty() {
+        String::new()
+    } else {
+        format!(".{frac}")
+    };
+    match rest {
+        "" => Some(format!("{base}{frac_txt}")),
+        "Z" => Some(format!("{base}{frac_txt}Z")),
+        off if off.len() == 6
+            && (off.starts_with('+') || off.starts_with('-'))
+            && &off[3..4] == ":" =>
+        {
+            let oh: i64 = off[1..3].parse().ok()?;
+            let om: i64 = off[4..6].parse().ok()?;
+            let sign = if off.starts_with('-') { -1 } else { 1 };
+            let secs = days_from_civil(y as i64, mo, d) * 86400
+                + (h as i64) * 3600
+                + (mi as i64) * 60
+                + sec as i64
+                - sign * (oh * 3600 + om * 60);
+            Some(format!("{}{frac_txt}+00:00", civil_text(secs)))
+        }
+        _ => None,
+    }
+}
+
+fn ms_date(inner: &str) -> Option<String> {
+    // `/Date(ms)/` is UTC; `/Date(ms+hhmm)/` is local (UTC here), written with an offset.
+    let split = inner
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| *c == '+' || *c == '-')
+        .map(|(i, _)| i);
+    let (ms_txt, has_offset) = match split {
+        Some(i) => (&inner[..i], true),
+        None => (inner, false),
+    };
+    let ms: i64 = ms_txt.parse().ok()?;
+    let secs = ms.div_euclid(1000);
+    let milli = ms.rem_euclid(1000);
+    let frac = if milli == 0 {
+        String::new()
+    } else {
+        format!(".{}", format!("{milli:03}").trim_end_matches('0'))
+    };
+    Some(format!(
+        "{}{}{}",
+        civil_text(secs),
+        frac,
+        if has_offset { "+00:00" } else { "Z" }
+    ))
+}
+
+fn days_in_month(y: u32, m: u32) -> u32 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn civil_text(secs: i64) -> String {
+    let days = secs.div_euclid(86400);
+    let tod = secs.rem_euclid(86400);
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        tod / 3600,
+        tod % 3600 / 60,
+        tod % 60
+    )
+}
+
+/// `sha256:` + lowercase hex digest. The one hashing routine of the project.
+pub fn sha256_prefixed(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(71);
+    out.push_str("sha256:");
+    for b in digest {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// The Connector's `arguments_hash` of a raw `params` text. Absent or non-object params hash as `{}`.
+pub fn arguments_hash_text(params: &str) -> Result<String, ParseError> {
+    let v = parse(params)?;
+    Ok(arguments_hash_json(&v))
+}
+
+/// `arguments_hash` of an already parsed tree (non-objects hash as `{}`, as the Connector does).
+pub fn arguments_hash_json(params: &Json) -> String {
+    let text = match params {
+        Json::Object(_) => write_canonical(params, NumberMode::Newtonsoft),
+        _ => "{}".to_string(),
+    };
+    sha256_prefixed(text.as_bytes())
+}
+
+/// `arguments_hash` of a `serde_json` value, as the Connector computes it from the bytes
+/// `serde_json` writes for that value (which is what we send on the wire).
+pub fn arguments_hash_of_value(params: &serde_json::Value) -> String {
+    let text = serde_json::to_string(params).expect("a Value always serializes");
+    arguments_hash_text(&text).expect("serde_json writes valid JSON")
+}
+
+/// The canonical text Newtonsoft-mode hashing uses; exposed so callers can send exactly that.
+pub fn canonical_arguments_text(params: &serde_json::Value) -> String {
+    let text = serde_json::to_string(params).expect("a Value always serializes");
+    let v = parse(&text).expect("serde_json writes valid JSON");
+    write_canonical(&v, NumberMode::Newtonsoft)
+}
+
+/// `catalog_hash` of a received catalog envelope text: the hash of `{schema_version, tools}` only,
+/// numbers exactly as written.
+pub fn catalog_hash_text(envelope: &str) -> Result<String, ParseError> {
+    let v = parse(envelope)?;
+    Ok(catalog_hash_json(&v))
+}
+
+/// `catalog_hash` of a parsed envelope (members other than `schema_version` and `tools` ignored).
+pub fn catalog_hash_json(envelope: &Json) -> String {
+    let members = match envelope {
+        Json::Object(m) => m
+            .iter()
+            .filter(|(k, _)| k == "schema_version" || k == "tools")
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    };
+    let text = write_canonical(&Json::Object(members), NumberMode::Literal);
+    sha256_prefixed(text.as_bytes())
+}
+
+/// `catalog_hash` of an envelope built as a `serde_json` value (the simulator's side).
+pub fn catalog_hash_of_value(envelope: &serde_json::Value) -> String {
+    let text = serde_json::to_string(envelope).expect("a Value always serializes");
+    catalog_hash_text(&text).expect("serde_json writes valid JSON")
+}
+
+/// Compact canonical text (sorted keys, literal numbers) of a `serde_json` value. Used wherever a
+/// stable byte form is needed (cache keys, deterministic output).
+pub fn canonical_text_of_value(v: &serde_json::Value) -> String {
+    let text = serde_json::to_string(v).expect("a Value always serializes");
+    write_canonical(
+        &parse(&text).expect("serde_json writes valid JSON"),
+        NumberMode::Literal,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nt(lit: &str) -> String {
+        newtonsoft_number(lit)
+    }
+
+    #[test]
+    fn dotnet_float_forms() {
+        assert_eq!(nt("1.10"), "1.1");
+        assert_eq!(nt("1e3"), "1000.0");
+        assert_eq!(nt("1e21"), "1E+21");
+        assert_eq!(nt("1e-7"), "1E-07");
+        assert_eq!(nt("0.00001"), "1E-05");
+        assert_eq!(nt("0.0001"), "0.0001");
+        assert_eq!(nt("-0"), "0");
+        assert_eq!(nt("-0.0"), "0.0");
+        assert_eq!(nt("1e15"), "1E+15");
+        assert_eq!(nt("1e14"), "100000000000000.0");
+        assert_eq!(nt("123.456"), "123.456");
+        assert_eq!(nt("-2.5e-3"), "-0.0025");
+        assert_eq!(nt("12345678901234567890"), "12345678901234567890");
+        assert_eq!(nt("007"), "7");
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00.000Z").as_deref(),
+            Some("2026-01-01T10:00:00Z")
+        );
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00.120Z").as_deref(),
+            Some("2026-01-01T10:00:00.12Z")
+        );
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00+02:00").as_deref(),
+            Some("2026-01-01T08:00:00+00:00")
+        );
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00").as_deref(),
+            Some("2026-01-01T10:00:00")
+        );
+        assert_eq!(
+            newtonsoft_date("/Date(0)/").as_deref(),
+            Some("1970-01-01T00:00:00Z")
+        );
+        assert_eq!(newtonsoft_date("Assets/Scenes/Level2.unity"), None);
+        assert_eq!(newtonsoft_date("2026-13-01T10:00:00Z"), None);
+    }
+
+    #[test]
+    fn parse_rejects_garbage() {
+        assert!(parse("{").is_err());
+        assert!(parse("{\"a\":1,}").is_err());
+        assert!(parse("01").is_err());
+        assert!(parse("[1] x").is_err());
+        assert!(parse(&"[".repeat(200)).is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins() {
+        let v = parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
+        assert_eq!(write_canonical(&v, NumberMode::Literal), r#"{"a":3,"b":2}"#);
+    }
+}

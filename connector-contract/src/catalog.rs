@@ -1,0 +1,453 @@
+//! The `hera.tool-catalog/1` document (§3.2–§3.7): types, safety normalization, rule resolution
+//! and the structural checks a client makes before trusting a catalog.
+//!
+//! Readers are tolerant of unknown fields (a newer Connector may add some); the structural
+//! checks in [`Catalog::check_structure`] are where strictness lives.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Profiles a client may expose natively (§3.7). `advanced`, `custom` and `compact` are special.
+pub const NORMAL_PROFILES: [&str; 7] = [
+    "core",
+    "scene",
+    "assets",
+    "ui",
+    "diagnostics",
+    "testing",
+    "full",
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    pub schema_version: String,
+    pub catalog_hash: String,
+    pub domain_epoch: String,
+    pub project_id: String,
+    pub tools: Vec<ToolEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolEntry {
+    pub name: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    pub source: Source,
+    pub contract_mode: String,
+    #[serde(default)]
+    pub profiles: Vec<String>,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    #[serde(default)]
+    pub examples: Vec<Example>,
+    pub input_schema: Value,
+    pub output_schema: Value,
+    #[serde(default)]
+    pub actions: Vec<ActionEntry>,
+    pub safety: Safety,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    pub kind: String,
+    pub assembly: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Example {
+    pub call: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionEntry {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    pub input_schema: Value,
+    pub output_schema: Value,
+    pub safety: Safety,
+}
+
+/// Risk classes (§3.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RiskClass {
+    Unspecified,
+    ReadOnly,
+    Write,
+    Destructive,
+    ArbitraryCode,
+    PackageChange,
+    ExternalProcess,
+}
+
+impl RiskClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskClass::Unspecified => "unspecified",
+            RiskClass::ReadOnly => "read_only",
+            RiskClass::Write => "write",
+            RiskClass::Destructive => "destructive",
+            RiskClass::ArbitraryCode => "arbitrary_code",
+            RiskClass::PackageChange => "package_change",
+            RiskClass::ExternalProcess => "external_process",
+        }
+    }
+    /// `side_effect_scope` as the Connector derives it from risk.
+    pub fn side_effect_scope(self) -> &'static str {
+        match self {
+            RiskClass::ReadOnly => "none",
+            RiskClass::PackageChange => "package_environment",
+            RiskClass::ExternalProcess => "external_process",
+            RiskClass::ArbitraryCode => "unity_editor_and_project",
+            _ => "unity_project",
+        }
+    }
+    /// "External or package impact" in approval summaries.
+    pub fn external_impact(self) -> bool {
+        matches!(self, RiskClass::PackageChange | RiskClass::ExternalProcess)
+    }
+}
+
+/// A published (normalized) safety object. Field order is the wire order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Safety {
+    pub risk_class: RiskClass,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub may_reload_domain: bool,
+    pub requires_play_mode: bool,
+    pub requires_confirmation: bool,
+    pub reversible: bool,
+    pub supports_cancellation: bool,
+    pub side_effect_scope: String,
+    #[serde(default)]
+    pub rules: Vec<SafetyRule>,
+}
+
+/// A tool-level rule: when every `when` entry deep-equals the argument, `safety` replaces the
+/// action or tool safety. Serialized flat: `{"operation", "when", <safety keys…>, "rules": []}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafetyRule {
+    pub operation: String,
+    /// parameter name → `{"const": <value>}`
+    pub when: BTreeMap<String, Value>,
+    #[serde(flatten)]
+    pub safety: Safety,
+}
+
+/// Safety as declared by attributes, before the Connector normalizes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SafetyDecl {
+    pub risk: Option<RiskClass>,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub may_reload_domain: bool,
+    pub requires_play_mode: bool,
+    pub requires_confirmation: bool,
+    pub reversible: bool,
+    pub supports_cancellation: bool,
+}
+
+impl SafetyDecl {
+    /// Applies the §3.5 normalization invariants. `inherit` is the tool risk a rule falls back to.
+    pub fn normalize(self, inherit: Option<RiskClass>) -> Safety {
+        let mut risk = self.risk.unwrap_or(RiskClass::Unspecified);
+        if risk == RiskClass::Unspecified {
+            if self.read_only {
+                risk = RiskClass::ReadOnly;
+            } else if self.destructive {
+                risk = RiskClass::Destructive;
+            } else if let Some(t) = inherit {
+                risk = t;
+            }
+        }
+        let read_only = risk == RiskClass::ReadOnly;
+        let destructive =
+            self.destructive || matches!(risk, RiskClass::Destructive | RiskClass::Unspecified);
+        let idempotent = (self.idempotent || read_only) && risk != RiskClass::Unspecified;
+        let requires_confirmation = self.requires_confirmation
+            || destructive
+            || matches!(
+                risk,
+                RiskClass::ArbitraryCode | RiskClass::PackageChange | RiskClass::ExternalProcess
+            );
+        Safety {
+            risk_class: risk,
+            read_only,
+            destructive,
+            idempotent,
+            may_reload_domain: self.may_reload_domain,
+            requires_play_mode: self.requires_play_mode,
+            requires_confirmation,
+            reversible: self.reversible,
+            supports_cancellation: self.supports_cancellation,
+            side_effect_scope: risk.side_effect_scope().to_string(),
+            rules: Vec::new(),
+        }
+    }
+}
+
+impl Safety {
+    /// The conservative safety a legacy tool gets (§3.11 step 5).
+    pub fn legacy_conservative() -> Safety {
+        Safety {
+            risk_class: RiskClass::Unspecified,
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            may_reload_domain: false,
+            requires_play_mode: false,
+            requires_confirmation: true,
+            reversible: false,
+            supports_cancellation: false,
+            side_effect_scope: "unknown".to_string(),
+            rules: Vec::new(),
+        }
+    }
+    /// The ledger is used unless the call is read-only *and* idempotent (§6.4).
+    pub fn uses_ledger(&self) -> bool {
+        !(self.read_only && self.idempotent)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SafetyError {
+    #[error("Ambiguous safety rules matched: {0}")]
+    AmbiguousRules(String),
+    #[error("Safety rule `{0}` has a malformed `when` condition")]
+    MalformedRule(String),
+}
+
+impl ToolEntry {
+    /// The action named `name` (case-insensitive) or having it as an alias.
+    pub fn action(&self, name: &str) -> Option<&ActionEntry> {
+        let n = name.trim().to_lowercase();
+        self.actions.iter().find(|a| a.name == n).or_else(|| {
+            self.actions
+                .iter()
+                .find(|a| a.aliases.iter().any(|x| *x == n))
+        })
+    }
+
+    /// Whether any safety in this tool (tool, its rules, actions, their rules) runs arbitrary code.
+    pub fn is_arbitrary_code(&self) -> bool {
+        let hit = |s: &Safety| {
+            s.risk_class == RiskClass::ArbitraryCode
+                || s.rules
+                    .iter()
+                    .any(|r| r.safety.risk_class == RiskClass::ArbitraryCode)
+        };
+        hit(&self.safety) || self.actions.iter().any(|a| hit(&a.safety))
+    }
+
+    pub fn is_legacy(&self) -> bool {
+        self.contract_mode == "legacy"
+    }
+}
+
+/// Resolves the effective safety of a call (§3.5 "Resolution"): the action's safety (or the
+/// tool's), replaced by the most specific matching tool-level rule. `params` should be the
+/// normalized arguments with JSON booleans, as the Connector matches on coerced values.
+pub fn resolve_safety(
+    tool: &ToolEntry,
+    action: Option<&str>,
+    params: &Map<String, Value>,
+) -> Result<Safety, SafetyError> {
+    let fallback = action
+        .and_then(|a| tool.action(a))
+        .map(|a| &a.safety)
+        .unwrap_or(&tool.safety);
+    let mut best: Option<(&SafetyRule, usize)> = None;
+    let mut tie = false;
+    for rule in &tool.safety.rules {
+        let mut matched = true;
+        for (param, cond) in &rule.when {
+            let Some(expected) = cond.get("const") else {
+                return Err(SafetyError::MalformedRule(rule.operation.clone()));
+            };
+            let actual = if param == "action" {
+                params
+                    .get(param)
+                    .and_then(Value::as_str)
+                    .map(|s| Value::String(s.to_lowercase()))
+            } else {
+                params.get(param).cloned()
+            };
+            if actual.as_ref() != Some(expected) {
+                matched = false;
+                break;
+            }
+        }
+        if !matched {
+            continue;
+        }
+        let n = rule.when.len();
+        match best {
+            Some((_, m)) if m > n => {}
+            Some((_, m)) if m == n => tie = true,
+            _ => {
+                best = Some((rule, n));
+                tie = false;
+            }
+        }
+    }
+    match best {
+        Some((rule, _)) if tie => Err(SafetyError::AmbiguousRules(rule.operation.clone())),
+        Some((rule, _)) => {
+            let mut s = rule.safety.clone();
+            s.rules.clear();
+            Ok(s)
+        }
+        None => {
+            let mut s = fallback.clone();
+            s.rules.clear();
+            Ok(s)
+        }
+    }
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 71
+        && s.starts_with("sha256:")
+        && s[7..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn sorted_unique<'a>(items: impl Iterator<Item = &'a str>) -> bool {
+    let v: Vec<&str> = items.collect();
+    v.windows(2)
+        .all(|w| crate::canonical::cmp_utf16(w[0], w[1]) == std::cmp::Ordering::Less)
+}
+
+impl Catalog {
+    /// The structural checks a client runs before trusting a catalog (§3.10), except the hash,
+    /// which needs the received text: compare [`crate::canonical::catalog_hash_text`] with
+    /// `catalog_hash`. Returns every problem found, so one fetch reports them all.
+    pub fn check_structure(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.schema_version != crate::wire::CATALOG_SCHEMA {
+            problems.push(format!(
+                "schema_version is {:?}, expected {:?}",
+                self.schema_version,
+                crate::wire::CATALOG_SCHEMA
+            ));
+        }
+        if !is_hash(&self.catalog_hash) {
+            problems.push("catalog_hash is not sha256:<64 hex>".into());
+        }
+        if !is_hash(&self.project_id) {
+            problems.push("project_id is not sha256:<64 hex>".into());
+        }
+        if self.domain_epoch.is_empty() {
+            problems.push("domain_epoch is empty".into());
+        }
+        if self.tools.is_empty() {
+            problems.push("the catalog has no tools".into());
+        }
+        if !sorted_unique(self.tools.iter().map(|t| t.name.as_str())) {
+            problems.push("tools are not sorted by name and unique".into());
+        }
+        for t in &self.tools {
+            if t.name.is_empty() || t.title.is_empty() {
+                problems.push(format!("tool {:?} lacks a name or title", t.name));
+            }
+            if t.source.kind.is_empty()
+                || t.source.assembly.is_empty()
+                || t.source.type_name.is_empty()
+            {
+                problems.push(format!("tool {} has an incomplete source", t.name));
+            }
+            if t.contract_mode != "strict" && t.contract_mode != "legacy" {
+                problems.push(format!(
+                    "tool {} has contract_mode {:?}",
+                    t.name, t.contract_mode
+                ));
+            }
+            if !sorted_unique(t.profiles.iter().map(String::as_str)) {
+                problems.push(format!("tool {} has unsorted or repeated profiles", t.name));
+            }
+            let in_normal = t
+                .profiles
+                .iter()
+                .any(|p| NORMAL_PROFILES.contains(&p.as_str()));
+            if in_normal && (t.is_legacy() || t.is_arbitrary_code()) {
+                problems.push(format!(
+                    "tool {} is legacy or runs arbitrary code but sits in a normal profile",
+                    t.name
+                ));
+            }
+            if !t.input_schema.is_object() || !t.output_schema.is_object() {
+                problems.push(format!(
+                    "tool {} has a schema that is not an object",
+                    t.name
+                ));
+            }
+            if !sorted_unique(t.actions.iter().map(|a| a.name.as_str())) {
+                problems.push(format!("tool {} has unsorted or repeated actions", t.name));
+            }
+            for a in &t.actions {
+                if a.name.is_empty() {
+                    problems.push(format!("tool {} has an unnamed action", t.name));
+                }
+                if !a.input_schema.is_object() || !a.output_schema.is_object() {
+                    problems.push(format!(
+                        "action {}/{} has a schema that is not an object",
+                        t.name, a.name
+                    ));
+                }
+            }
+        }
+        problems
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.tools.iter().find(|t| t.name == name).or_else(|| {
+            self.tools
+                .iter()
+                .find(|t| t.aliases.iter().any(|a| a == name))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn normalization() {
+        let d = SafetyDecl {
+            risk: Some(RiskClass::Destructive),
+            ..Default::default()
+        };
+        let s = d.normalize(None);
+        assert!(s.destructive && s.requires_confirmation && !s.idempotent && !s.read_only);
+        let r = SafetyDecl {
+            read_only: true,
+            ..Default::default()
+        }
+        .normalize(None);
+        assert_eq!(r.risk_class, RiskClass::ReadOnly);
+        assert!(r.idempotent && !r.destructive && !r.requires_confirmation);
+        assert_eq!(r.side_effect_scope, "none");
+        let u = SafetyDecl::default().normalize(None);
+        assert!(u.destructive && u.requires_confirmation && !u.idempotent);
+        let p = SafetyDecl {
+            risk: Some(RiskClass::PackageChange),
+            ..Default::default()
+        }
+        .normalize(None);
+        assert!(p.requires_confirmation && !p.destructive);
+        assert_eq!(p.side_effect_scope, "package_environment");
+    }
+}
