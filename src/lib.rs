@@ -1,1 +1,35 @@
+//! hera-agent-unity: the client end of the Unity AgentConnector wire, as a stdio MCP server and a CLI.
+//!
+//! # Layout
+//!
+//! A call flows through the modules in this order; a module may use the ones before it, never the
+//! ones after it.
+//!
+//! - [`discovery`]: heartbeat files, liveness, choosing one Editor and following its project.
+//! - [`connector`]: the one HTTP client; envelopes, `meta`, reload retry, unknown outcomes.
+//! - [`catalog`]: `hera.tool-catalog/1` as plain data: fetch checks, legacy adaptation, profiles,
+//!   the on-disk cache of the last good catalog.
+//! - [`search`]: ranking tools and actions for `tool_search`.
+//! - [`policy`]: resolved safety, approval, ledger obligations, arbitrary-code gating.
+//! - [`tasks`]: long-running work (file-bus jobs) and durable task ids.
+//! - [`results`]: inline or spilled results, credential screening.
+//! - [`mcp`]: the rmcp server (compact, profile and full exposure). The only module that knows MCP.
+//! - [`cli`]: the everyday commands (`status`, `doctor`, `list`, `call`, `task`, `version`).
+//!
+//! The wire contract itself (hashes, tokens, ids, record shapes) lives in the
+//! `hera-connector-contract` crate, shared with the reference simulator.
+//!
+//! # Errors
+//!
+//! Each layer has one error type (`thiserror`), carrying the context a user needs to act.
+//! Errors that reach an agent are turned into structured tool results by `mcp`, never panics.
 
+pub mod catalog;
+pub mod cli;
+pub mod connector;
+pub mod discovery;
+pub mod mcp;
+pub mod policy;
+pub mod results;
+pub mod search;
+pub mod tasks;

@@ -1,0 +1,1 @@
+//! (module being written; see src/lib.rs for its place in the flow)
