@@ -1,1 +1,144 @@
-//! (module being written; see src/lib.rs for its place in the flow)
+//! The tool catalog as plain data: verified snapshots, legacy adaptation, profiles, and the
+//! on-disk cache of the last good catalog.
+//!
+//! The catalog types themselves (`Catalog`, `ToolEntry`, `Safety`, …) are the contract crate's;
+//! this module decides *which* catalog we trust and keeps it. [`load`] is the one entry point
+//! that talks to the Editor (through [`ConnectorClient`], never HTTP directly).
+
+mod cache;
+pub mod legacy;
+pub mod profiles;
+
+pub use cache::{CatalogCache, MAX_FILES_PER_PROJECT};
+pub use hera_connector_contract::catalog::{
+    ActionEntry, Catalog, RiskClass, Safety, SafetyRule, ToolEntry, resolve_safety,
+};
+
+use crate::connector::{ConnectorClient, ConnectorError};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// What a cached catalog is valid for (§3.10): one project, one feature set, one domain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheKey {
+    pub project_id: String,
+    /// Sorted and unique.
+    pub features: Vec<String>,
+    pub domain_epoch: String,
+    pub catalog_hash: String,
+}
+
+impl CacheKey {
+    pub fn normalize_features(features: &[String]) -> Vec<String> {
+        let mut f = features.to_vec();
+        f.sort();
+        f.dedup();
+        f
+    }
+}
+
+/// A strict `hera.tool-catalog/1` catalog, or one adapted from a legacy Connector (every tool
+/// legacy, confirmation-required, MCP compact exposure only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatalogKind {
+    Strict,
+    Legacy,
+}
+
+/// Where a snapshot came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CatalogOrigin {
+    /// Fetched from the Editor by this process and verified.
+    Live,
+    /// Read back (and re-verified) from the on-disk cache.
+    Cache {
+        path: PathBuf,
+        stored_at: Option<SystemTime>,
+    },
+}
+
+/// A verified catalog with the key it is valid for. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct CatalogSnapshot {
+    pub catalog: Arc<Catalog>,
+    pub key: CacheKey,
+    pub kind: CatalogKind,
+    pub origin: CatalogOrigin,
+    /// Canonical text of the catalog (numbers as received), for the cache and for hashing.
+    pub canonical_text: Arc<String>,
+}
+
+impl CatalogSnapshot {
+    pub fn is_legacy(&self) -> bool {
+        self.kind == CatalogKind::Legacy
+    }
+    pub fn catalog_hash(&self) -> &str {
+        &self.key.catalog_hash
+    }
+    pub fn domain_epoch(&self) -> &str {
+        &self.key.domain_epoch
+    }
+}
+
+/// Loads the catalog of the client's Editor: the cached one for this exact project, feature set
+/// and epoch when present, otherwise a verified fetch (strict, or legacy listing adapted), which
+/// is then stored. Cache write failures are logged, never fatal.
+pub async fn load(
+    client: &ConnectorClient,
+    cache: Option<&CatalogCache>,
+) -> Result<CatalogSnapshot, ConnectorError> {
+    let instance = client.instance();
+    let features =
+        CacheKey::normalize_features(instance.heartbeat.features.as_deref().unwrap_or_default());
+    let project_id = instance.project_id();
+    let snapshot = if instance.heartbeat.supports_strict_catalog() {
+        let epoch = instance.domain_epoch().unwrap_or_default().to_string();
+        if let Some(hit) = cache.and_then(|c| c.lookup(&project_id, &features, &epoch)) {
+            return Ok(hit);
+        }
+        let fetched = client.fetch_catalog().await?;
+        CatalogSnapshot {
+            key: CacheKey {
+                project_id: fetched.catalog.project_id.clone(),
+                features: CacheKey::normalize_features(
+                    fetched
+                        .instance
+                        .heartbeat
+                        .features
+                        .as_deref()
+                        .unwrap_or_default(),
+                ),
+                domain_epoch: fetched.catalog.domain_epoch.clone(),
+                catalog_hash: fetched.catalog.catalog_hash.clone(),
+            },
+            catalog: Arc::new(fetched.catalog),
+            kind: CatalogKind::Strict,
+            origin: CatalogOrigin::Live,
+            canonical_text: Arc::new(fetched.canonical_text),
+        }
+    } else {
+        let listing = client.fetch_legacy_listing().await?;
+        let (catalog, text) =
+            legacy::adapt(&listing.tools, &project_id, listing.instance.domain_epoch());
+        CatalogSnapshot {
+            key: CacheKey {
+                project_id: project_id.clone(),
+                features,
+                domain_epoch: catalog.domain_epoch.clone(),
+                catalog_hash: catalog.catalog_hash.clone(),
+            },
+            catalog: Arc::new(catalog),
+            kind: CatalogKind::Legacy,
+            origin: CatalogOrigin::Live,
+            canonical_text: Arc::new(text),
+        }
+    };
+    if let Some(c) = cache {
+        if let Err(e) = c.store(&snapshot) {
+            tracing::warn!(dir = %c.dir().display(), "could not cache the tool catalog: {e}");
+        }
+    }
+    Ok(snapshot)
+}

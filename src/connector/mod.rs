@@ -1,1 +1,557 @@
-//! (module being written; see src/lib.rs for its place in the flow)
+//! The Connector client: requests, `meta`, response decoding, and surviving domain reloads.
+//!
+//! Only this module speaks HTTP (see [`transport`]). A [`ConnectorClient`] is bound to one
+//! *project*, not one port: when a request fails transiently it rescans the heartbeats and
+//! follows the project to wherever its Editor listens now (§1.6 step 6, §2.10).
+//!
+//! Retry rules (§2.10), in one place:
+//! - a request that was never delivered (connection refused, port 0) is always retried;
+//! - a delivered `/command` whose exchange broke is resent, with the **same** operation id,
+//!   only when the call is idempotent or the Editor keeps an operation ledger
+//!   (`operation_ledger_v1`); otherwise the outcome is unknown and it is never resent;
+//! - `/approval/preflight` is always retried; `/commands` never is;
+//! - resends happen every 500 ms until the request deadline or 60 s, whichever comes first.
+
+mod catalog_fetch;
+mod envelope;
+mod error;
+pub mod transport;
+
+pub use catalog_fetch::{EPOCH_SETTLE, EPOCH_SETTLE_POLL, FetchedCatalog, LegacyListing};
+pub use envelope::{BatchReply, Envelope, rewrite_version_skew};
+pub use error::ConnectorError;
+
+use crate::discovery::{self, AgentHome, Instance};
+use hera_connector_contract::canonical::arguments_hash_of_value;
+use hera_connector_contract::operation::OperationId;
+use hera_connector_contract::wire::{EXECUTION_PROTOCOL, FEATURE_OPERATION_LEDGER};
+use serde_json::{Map, Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use transport::{AttemptError, RawResponse};
+
+/// `HERA_AGENT_TIMEOUT_MS` default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(60_000);
+/// Resend interval while the Editor is reloading.
+pub const RETRY_INTERVAL: Duration = Duration::from_millis(500);
+/// The longest we keep resending, whatever the request timeout.
+pub const RETRY_CEILING: Duration = Duration::from_secs(60);
+/// The catalog fetch never waits longer than this.
+pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
+/// A batch never waits longer than this.
+pub const BATCH_TIMEOUT_CAP: Duration = Duration::from_secs(300);
+
+/// Reads `HERA_AGENT_TIMEOUT_MS` (default 60000); it must be a positive integer.
+pub fn timeout_from_env() -> Result<Duration, String> {
+    match std::env::var("HERA_AGENT_TIMEOUT_MS") {
+        Ok(v) if !v.trim().is_empty() => parse_timeout_ms(v.trim()),
+        _ => Ok(DEFAULT_TIMEOUT),
+    }
+}
+
+/// Parses a timeout in milliseconds; it must be a positive integer.
+pub fn parse_timeout_ms(text: &str) -> Result<Duration, String> {
+    match text.parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+        _ => Err(format!(
+            "invalid timeout {text:?}: expected a positive number of milliseconds"
+        )),
+    }
+}
+
+/// Who is calling, sent as `meta.client_kind`. The Connector reads but does not use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClientKind {
+    #[default]
+    Cli,
+    Mcp,
+}
+
+impl ClientKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientKind::Cli => "cli",
+            ClientKind::Mcp => "mcp",
+        }
+    }
+}
+
+/// Per-call choices for [`ConnectorClient::command`].
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// Reuse this id (an approved call, or a resend after an unknown outcome); else a fresh one.
+    pub operation_id: Option<OperationId>,
+    /// Sent as `meta.approval_token` (`null` when `None`).
+    pub approval_token: Option<String>,
+    /// Sent as `meta.catalog_hash` so a stale catalog is refused (`CATALOG_STALE`). Never sent on `list`.
+    pub catalog_hash: Option<String>,
+    /// The resolved safety says the call may safely run twice; permits resending without a ledger.
+    pub idempotent: bool,
+    pub client_kind: ClientKind,
+    /// Overrides the client's timeout for this call (it still covers every resend).
+    pub timeout: Option<Duration>,
+}
+
+/// A `/command` answer, with the ids it was sent under.
+#[derive(Debug, Clone)]
+pub struct CommandReply {
+    pub envelope: Envelope,
+    pub operation_id: OperationId,
+    pub arguments_hash: String,
+    /// The port that answered (it can differ from the first one after a reload).
+    pub port: u16,
+}
+
+/// The result of `/approval/preflight` (§5.3).
+#[derive(Debug, Clone)]
+pub struct Preflight {
+    pub token: String,
+    pub operation_id: OperationId,
+    pub expires_at_ms: i64,
+    /// `{tool, action, target, side_effect, reversible, may_reload_domain, external_impact, operation_id}`.
+    pub summary: Value,
+    /// The whole `data` object, token included, as the Connector sent it.
+    pub data: Value,
+}
+
+/// A `/command` exchange before decoding.
+struct SentCommand {
+    raw: RawResponse,
+    operation_id: OperationId,
+    arguments_hash: String,
+    port: u16,
+}
+
+/// One item of a `/commands` batch.
+#[derive(Debug, Clone)]
+pub struct BatchItem {
+    pub command: String,
+    pub params: Option<Map<String, Value>>,
+}
+
+/// What kind of exchange, for the retry and unknown-outcome rules.
+#[derive(Debug, Clone)]
+enum Exchange {
+    Command {
+        tool: String,
+        operation_id: OperationId,
+        /// The call may run twice harmlessly (resolved safety).
+        idempotent: bool,
+        /// Resending after a broken exchange is safe (idempotent, or the Editor has a ledger).
+        resend_ok: bool,
+    },
+    Preflight,
+    Batch,
+}
+
+/// A client bound to one project's Editor. Cheap to clone; clones share the followed target.
+#[derive(Debug, Clone)]
+pub struct ConnectorClient {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    home: AgentHome,
+    target: Mutex<Instance>,
+    timeout: Duration,
+}
+
+impl ConnectorClient {
+    /// Binds to the project of `instance` (from [`discovery::discover`]).
+    pub fn new(home: AgentHome, instance: Instance, timeout: Duration) -> ConnectorClient {
+        ConnectorClient {
+            inner: Arc::new(Inner {
+                home,
+                target: Mutex::new(instance),
+                timeout,
+            }),
+        }
+    }
+
+    /// The latest known heartbeat of the followed project.
+    pub fn instance(&self) -> Instance {
+        self.inner.target.lock().expect("target lock").clone()
+    }
+    pub fn home(&self) -> &AgentHome {
+        &self.inner.home
+    }
+    pub fn timeout(&self) -> Duration {
+        self.inner.timeout
+    }
+    /// `sha256:` project id of the followed project.
+    pub fn project_id(&self) -> String {
+        self.instance().project_id()
+    }
+
+    /// Replaces the followed heartbeat (e.g. the MCP server saw a new epoch). The project must be
+    /// the same; a different project is ignored and reported as `false`.
+    pub fn update_instance(&self, instance: Instance) -> bool {
+        let mut t = self.inner.target.lock().expect("target lock");
+        if t.normalized_path != instance.normalized_path {
+            return false;
+        }
+        *t = instance;
+        true
+    }
+
+    /// Rescans the heartbeats and moves to the project's current port. Returns the instance when
+    /// the project has a live heartbeat, `None` when it has none right now. A port that now
+    /// belongs to another project while ours is gone is a terminal `TARGET_MISMATCH`.
+    pub async fn refresh_instance(&self) -> Result<Option<Instance>, ConnectorError> {
+        let current = self.instance();
+        let scan = match discovery::scan_async(&self.inner.home).await {
+            Ok(s) => s,
+            Err(_) => return Ok(None),
+        };
+        if let Some(found) = discovery::find_project(&scan, &current.normalized_path) {
+            self.update_instance(found.clone());
+            return Ok(Some(found));
+        }
+        if let Some(other) = scan
+            .active()
+            .find(|i| i.port() == current.port() && i.normalized_path != current.normalized_path)
+        {
+            return Err(discovery::DiscoveryError::TargetMismatch {
+                port: current.port(),
+                owner: other.project_path.clone(),
+                requested: current.project_path.clone(),
+            }
+            .into());
+        }
+        Ok(None)
+    }
+
+    /// Sends one tool call to `/command` (§2.5) and decodes the answer. `success:false`
+    /// envelopes are returned as `Ok`; `Err` means no trustworthy answer was obtained.
+    pub async fn command(
+        &self,
+        tool: &str,
+        params: &Map<String, Value>,
+        opts: CallOptions,
+    ) -> Result<CommandReply, ConnectorError> {
+        let sent = self.send_command(tool, params, opts).await?;
+        let mut envelope = decode(sent.raw)?;
+        rewrite_version_skew(tool, &Value::Object(params.clone()), &mut envelope);
+        Ok(CommandReply {
+            envelope,
+            operation_id: sent.operation_id,
+            arguments_hash: sent.arguments_hash,
+            port: sent.port,
+        })
+    }
+
+    /// [`ConnectorClient::command`] without decoding: the catalog check needs the exact bytes.
+    async fn send_command(
+        &self,
+        tool: &str,
+        params: &Map<String, Value>,
+        opts: CallOptions,
+    ) -> Result<SentCommand, ConnectorError> {
+        let operation_id = opts
+            .operation_id
+            .clone()
+            .unwrap_or_else(OperationId::generate);
+        let params_value = Value::Object(params.clone());
+        let arguments_hash = arguments_hash_of_value(&params_value);
+        let mut meta = json!({
+            "protocol_version": EXECUTION_PROTOCOL,
+            "operation_id": operation_id.as_str(),
+            "arguments_hash": arguments_hash,
+            "approval_token": opts.approval_token,
+            "client_kind": opts.client_kind.as_str(),
+        });
+        if let Some(hash) = opts.catalog_hash.as_deref().filter(|h| !h.is_empty()) {
+            if tool != "list" {
+                meta["catalog_hash"] = Value::String(hash.to_string());
+            }
+        }
+        let body =
+            serde_json::to_vec(&json!({"command": tool, "params": params_value, "meta": meta}))
+                .expect("a JSON value always serializes");
+        let resend_ok = opts.idempotent
+            || self
+                .instance()
+                .heartbeat
+                .has_feature(FEATURE_OPERATION_LEDGER);
+        let exchange = Exchange::Command {
+            tool: tool.to_string(),
+            operation_id: operation_id.clone(),
+            idempotent: opts.idempotent,
+            resend_ok,
+        };
+        let timeout = opts.timeout.unwrap_or(self.inner.timeout);
+        let (raw, port) = self.exchange("/command", body, &exchange, timeout).await?;
+        Ok(SentCommand {
+            raw,
+            operation_id,
+            arguments_hash,
+            port,
+        })
+    }
+
+    /// Asks the Connector for an approval token (§2.7, §5.2). `arguments` must be exactly the
+    /// `params` that will be sent to `/command`. Always retried across reloads (it changes nothing).
+    pub async fn preflight(
+        &self,
+        tool: &str,
+        action: Option<&str>,
+        arguments: &Map<String, Value>,
+        operation_id: Option<OperationId>,
+    ) -> Result<Preflight, ConnectorError> {
+        let operation_id = operation_id.unwrap_or_else(OperationId::generate);
+        let mut req =
+            json!({"operation_id": operation_id.as_str(), "tool": tool, "arguments": arguments});
+        if let Some(a) = action.filter(|a| !a.is_empty()) {
+            req["action"] = Value::String(a.to_string());
+        }
+        let body = serde_json::to_vec(&req).expect("a JSON value always serializes");
+        let (raw, _) = self
+            .exchange(
+                "/approval/preflight",
+                body,
+                &Exchange::Preflight,
+                self.inner.timeout,
+            )
+            .await?;
+        let envelope = decode(raw)?;
+        if !envelope.success {
+            return Err(ConnectorError::Rejected { envelope });
+        }
+        let data = envelope.data.clone().unwrap_or(Value::Null);
+        let token = data.get("token").and_then(Value::as_str).unwrap_or("");
+        let op = data
+            .get("operation_id")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if token.is_empty() || op.is_empty() {
+            return Err(ConnectorError::InvalidResponse(
+                "approval preflight returned incomplete data (no token or operation_id)".into(),
+            ));
+        }
+        let operation_id = OperationId::parse(op).map_err(|e| {
+            ConnectorError::InvalidResponse(format!("approval preflight operation id: {e}"))
+        })?;
+        Ok(Preflight {
+            token: token.to_string(),
+            operation_id,
+            expires_at_ms: data
+                .get("expires_at_ms")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+            summary: data.get("summary").cloned().unwrap_or(Value::Null),
+            data,
+        })
+    }
+
+    /// Sends a `/commands` batch (§2.6). Never resent: a broken exchange is an unknown outcome.
+    pub async fn batch(
+        &self,
+        items: &[BatchItem],
+        fail_fast: bool,
+        atomic: bool,
+    ) -> Result<BatchReply, ConnectorError> {
+        let commands: Vec<Value> = items
+            .iter()
+            .map(|i| match &i.params {
+                Some(p) => json!({"command": i.command, "params": p}),
+                None => json!({"command": i.command}),
+            })
+            .collect();
+        let body = serde_json::to_vec(
+            &json!({"commands": commands, "options": {"fail_fast": fail_fast, "atomic": atomic}}),
+        )
+        .expect("a JSON value always serializes");
+        let timeout = self.inner.timeout.min(BATCH_TIMEOUT_CAP);
+        let (raw, _) = self
+            .exchange("/commands", body, &Exchange::Batch, timeout)
+            .await?;
+        if raw.status != 200 {
+            let env = decode(raw)?;
+            return Err(ConnectorError::Rejected { envelope: env });
+        }
+        let v: Value = serde_json::from_slice(&raw.body).map_err(|e| {
+            ConnectorError::InvalidResponse(format!("batch reply is not JSON: {e}"))
+        })?;
+        if v.get("success").and_then(Value::as_bool) == Some(false) {
+            return Err(ConnectorError::Rejected {
+                envelope: Envelope::from_value(v),
+            });
+        }
+        Ok(BatchReply::from_value(v))
+    }
+
+    /// Sends `body` to `path`, resending per the module rules. Returns the response and the
+    /// port that produced it.
+    async fn exchange(
+        &self,
+        path: &'static str,
+        body: Vec<u8>,
+        kind: &Exchange,
+        timeout: Duration,
+    ) -> Result<(RawResponse, u16), ConnectorError> {
+        let start = Instant::now();
+        let deadline = start + timeout;
+        let resend_until = deadline.min(start + RETRY_CEILING);
+        let first = self.instance();
+        let mut delivered = false;
+        let mut last_reason;
+        loop {
+            let target = self.instance();
+            let port = target.port();
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(self
+                    .deadline_error(kind, &first, delivered, "the request timed out".into())
+                    .await);
+            }
+            let attempt = if port == 0 {
+                Err(AttemptError::NotDelivered(
+                    "the Editor is not listening yet (heartbeat port 0)".into(),
+                ))
+            } else {
+                transport::post(port, path, body.clone(), deadline - now).await
+            };
+            match attempt {
+                Ok(raw) => return Ok((raw, port)),
+                Err(AttemptError::Fatal(reason)) => {
+                    return Err(ConnectorError::ConnectFailed { port, reason });
+                }
+                Err(AttemptError::TooLarge) => {
+                    return Err(ConnectorError::ResponseTooLarge {
+                        limit: hera_connector_contract::wire::MAX_RESPONSE_BODY,
+                    });
+                }
+                Err(AttemptError::TimedOut(reason)) => {
+                    tracing::debug!(port, path, %reason, "request timed out");
+                    return Err(self.deadline_error(kind, &first, true, reason).await);
+                }
+                Err(AttemptError::NotDelivered(reason)) => {
+                    tracing::debug!(port, path, %reason, "not delivered; will retry");
+                    last_reason = reason;
+                }
+                Err(AttemptError::Broken(reason)) => {
+                    tracing::debug!(port, path, %reason, "exchange broke");
+                    delivered = true;
+                    let resend_ok = match kind {
+                        Exchange::Command { resend_ok, .. } => *resend_ok,
+                        Exchange::Preflight => true,
+                        Exchange::Batch => false,
+                    };
+                    if !resend_ok {
+                        return Err(self.outcome_unknown(kind, &target, reason));
+                    }
+                    last_reason = reason;
+                }
+            }
+            // Transient: find the project again (it may have moved port), then wait a beat.
+            self.refresh_instance().await?;
+            let now = Instant::now();
+            if now + RETRY_INTERVAL >= resend_until {
+                if resend_until < deadline {
+                    tokio::time::sleep(resend_until.saturating_duration_since(now)).await;
+                }
+                return Err(self
+                    .deadline_error(kind, &first, delivered, last_reason)
+                    .await);
+            }
+            tokio::time::sleep(RETRY_INTERVAL).await;
+        }
+    }
+
+    fn outcome_unknown(
+        &self,
+        kind: &Exchange,
+        target: &Instance,
+        reason: String,
+    ) -> ConnectorError {
+        let (tool, operation_id) = match kind {
+            Exchange::Command {
+                tool, operation_id, ..
+            } => (tool.clone(), operation_id.to_string()),
+            Exchange::Batch => ("(batch)".to_string(), String::new()),
+            Exchange::Preflight => ("(preflight)".to_string(), String::new()),
+        };
+        ConnectorError::OutcomeUnknown {
+            operation_id,
+            tool,
+            project: target.project_path.clone(),
+            port: target.port(),
+            reason,
+        }
+    }
+
+    /// The error for a request that ran out of time. A delivered, non-idempotent command has an
+    /// unknown outcome; otherwise say what happened to the Editor (§2.10 step 4).
+    async fn deadline_error(
+        &self,
+        kind: &Exchange,
+        first: &Instance,
+        delivered: bool,
+        reason: String,
+    ) -> ConnectorError {
+        // A ledger makes resending safe, but once the deadline passes with the request delivered
+        // we cannot say whether it ran, unless running it twice would not matter.
+        let unknown = delivered
+            && match kind {
+                Exchange::Command { idempotent, .. } => !idempotent,
+                Exchange::Batch => true,
+                Exchange::Preflight => false,
+            };
+        if unknown {
+            return self.outcome_unknown(kind, &self.instance(), reason);
+        }
+        let now = self.refresh_instance().await.ok().flatten();
+        match now {
+            None => ConnectorError::TargetLost {
+                project: first.project_path.clone(),
+                port: self.instance().port(),
+                reason,
+            },
+            Some(i) if i.pid() != first.pid() => ConnectorError::TargetRestarted {
+                project: first.project_path.clone(),
+                port: i.port(),
+                old_pid: first.pid(),
+                new_pid: i.pid(),
+            },
+            Some(i) => ConnectorError::TargetUnresponsive {
+                project: first.project_path.clone(),
+                port: i.port(),
+                pid: i.pid(),
+                reason,
+            },
+        }
+    }
+}
+
+/// Turns a whole response into an envelope (§2.11 steps 2–4).
+fn decode(raw: RawResponse) -> Result<Envelope, ConnectorError> {
+    let text = String::from_utf8_lossy(&raw.body);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if raw.status != 200 && text.trim().is_empty() {
+        return Err(ConnectorError::HttpStatus {
+            status: raw.status,
+            label: transport::status_label(raw.status),
+            body: String::new(),
+        });
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => {
+            let env = Envelope::from_value(v);
+            if raw.status != 200 && env.code.is_none() {
+                return Err(ConnectorError::HttpStatus {
+                    status: raw.status,
+                    label: transport::status_label(raw.status),
+                    body: text.chars().take(500).collect(),
+                });
+            }
+            Ok(env)
+        }
+        Err(_) if raw.status == 200 => Ok(Envelope::from_plain_text(text)),
+        Err(_) => Err(ConnectorError::HttpStatus {
+            status: raw.status,
+            label: transport::status_label(raw.status),
+            body: text.chars().take(500).collect(),
+        }),
+    }
+}

@@ -1,1 +1,157 @@
-//! (module being written; see src/lib.rs for its place in the flow)
+//! Finding the Unity Editor: heartbeat files, liveness, choosing one instance, following it.
+//!
+//! The Connector announces itself only through files in `~/.hera-agent-unity/instances/`
+//! (connector-protocol.md §1). This module reads them; it knows nothing of HTTP.
+//!
+//! - [`AgentHome`]: where the files are (`$HOME`/`%USERPROFILE%`, with an OS fallback).
+//! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted).
+//! - [`select`]: the selection rules (port, project, working directory, newest).
+//! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
+//! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
+
+mod home;
+mod instance;
+mod liveness;
+mod select;
+mod watch;
+
+pub use home::{AgentHome, user_home};
+pub use instance::{
+    Instance, READ_ATTEMPTS, READ_RETRY_PAUSE, STALE_AFTER_MS, Scan, now_ms, read_heartbeat, scan,
+    scan_async,
+};
+pub use liveness::pid_alive;
+pub use select::{Selector, find_by_port_including_stopped, find_project, parse_port, select};
+pub use watch::{ProjectChange, ProjectWatch};
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The longest initial wait for an Editor to appear, whatever the request timeout (§1.6 step 4).
+pub const INITIAL_WAIT_CAP: Duration = Duration::from_millis(5000);
+
+/// Why no Editor could be chosen. [`DiscoveryError::is_terminal`] tells waiting from giving up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiscoveryError {
+    #[error(
+        "no Unity instances found: the heartbeat directory {dir} is missing or unreadable ({reason}). \
+         Open the project in Unity with the AgentConnector package installed. Expected: {dir}"
+    )]
+    NoInstancesDir { dir: PathBuf, reason: String },
+    #[error(
+        "no Unity instances running: {dir} holds no live heartbeat. Open the project in Unity \
+         (AgentConnector package installed) and wait for it to finish loading"
+    )]
+    NoInstancesRunning { dir: PathBuf },
+    #[error(
+        "no instance on port {port}: no live Unity Editor heartbeat names that port. Run `hera-agent-unity status` to see the running Editors"
+    )]
+    NoInstanceOnPort { port: u16 },
+    #[error(
+        "Unity port {port} belongs to project {owner}, not requested project {requested}. Drop --port or --project, or pick the matching pair"
+    )]
+    TargetMismatch {
+        port: u16,
+        owner: String,
+        requested: String,
+    },
+    #[error("project {query:?} is ambiguous; it matches: {}. Pass a longer or exact --project path", candidates.join(", "))]
+    AmbiguousProject {
+        query: String,
+        candidates: Vec<String>,
+    },
+    #[error("unity project not found: no running Editor's project matches {query:?}{}", if available.is_empty() { String::new() } else { format!(" (running: {})", available.join(", ")) })]
+    ProjectNotFound {
+        query: String,
+        available: Vec<String>,
+    },
+    #[error(
+        "the Unity Editor for {project} is not listening yet (heartbeat port 0); wait for it to finish loading"
+    )]
+    NotListening { project: String },
+    #[error("invalid port {0:?}: expected a number from 1 to 65535")]
+    InvalidPort(String),
+}
+
+impl DiscoveryError {
+    /// Ambiguity, mismatch and bad input end the initial wait at once; the rest may resolve
+    /// when an Editor starts or finishes loading.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            DiscoveryError::TargetMismatch { .. }
+                | DiscoveryError::AmbiguousProject { .. }
+                | DiscoveryError::InvalidPort(_)
+        )
+    }
+    /// A stable machine-readable code for envelopes and `--json` output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DiscoveryError::NoInstancesDir { .. } | DiscoveryError::NoInstancesRunning { .. } => {
+                "EDITOR_NOT_RUNNING"
+            }
+            DiscoveryError::NoInstanceOnPort { .. } => "EDITOR_NOT_RUNNING",
+            DiscoveryError::ProjectNotFound { .. } => "EDITOR_NOT_RUNNING",
+            DiscoveryError::NotListening { .. } => "EDITOR_NOT_READY",
+            DiscoveryError::TargetMismatch { .. } => "TARGET_MISMATCH",
+            DiscoveryError::AmbiguousProject { .. } => "AMBIGUOUS_PROJECT",
+            DiscoveryError::InvalidPort(_) => "INVALID_ARGUMENT",
+        }
+    }
+    /// Structured details (candidates, ports) for envelopes.
+    pub fn data(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            DiscoveryError::NoInstancesDir { dir, .. }
+            | DiscoveryError::NoInstancesRunning { dir } => {
+                json!({"instances_dir": dir})
+            }
+            DiscoveryError::NoInstanceOnPort { port } => json!({"port": port}),
+            DiscoveryError::TargetMismatch {
+                port,
+                owner,
+                requested,
+            } => {
+                json!({"port": port, "owner": owner, "requested": requested})
+            }
+            DiscoveryError::AmbiguousProject { query, candidates } => {
+                json!({"query": query, "candidates": candidates})
+            }
+            DiscoveryError::ProjectNotFound { query, available } => {
+                json!({"query": query, "running": available})
+            }
+            DiscoveryError::NotListening { project } => json!({"project": project}),
+            DiscoveryError::InvalidPort(p) => json!({"port": p}),
+        }
+    }
+}
+
+/// Scans and selects, waiting up to `min(timeout, 5 s)` for a matching Editor, re-scanning with
+/// back-off 500 ms → 1000 ms → 1500 ms (capped). Terminal errors return at once.
+pub async fn discover(
+    home: &AgentHome,
+    sel: &Selector,
+    timeout: Duration,
+) -> Result<Instance, DiscoveryError> {
+    let wait = timeout.min(INITIAL_WAIT_CAP);
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(500);
+    loop {
+        let attempt = match scan_async(home).await {
+            Ok(s) => select(&s, sel),
+            Err(e) => Err(e),
+        };
+        match attempt {
+            Ok(i) => return Ok(i),
+            Err(e) if e.is_terminal() => return Err(e),
+            Err(e) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(e);
+                }
+                tokio::time::sleep(pause.min(deadline - now)).await;
+                pause = (pause * 2).min(Duration::from_millis(1500));
+            }
+        }
+    }
+}

@@ -1,1 +1,221 @@
-//! (module being written; see src/lib.rs for its place in the flow)
+//! What a call is allowed to do and what it owes before it runs: resolved safety, approval,
+//! ledger obligations and arbitrary-code gating. Pure decisions over catalog data and the
+//! heartbeat's features; nothing here performs I/O.
+//!
+//! The Connector re-checks everything; these checks exist so that a call that would be refused
+//! (or that must not be sent without a human's yes) is stopped before it reaches the Editor.
+
+mod approval;
+
+pub use approval::{ApprovalBinding, TokenCheckError, check_token};
+
+use hera_connector_contract::catalog::{Catalog, RiskClass, Safety, ToolEntry, resolve_safety};
+use hera_connector_contract::wire::{
+    FEATURE_APPROVAL, FEATURE_OPERATION_LEDGER, FEATURE_TASK_BRIDGE, Heartbeat,
+};
+use serde_json::{Map, Value};
+
+/// The policy facts of one call, resolved against the catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallPolicy {
+    /// The tool's canonical name.
+    pub tool: String,
+    /// The canonical action name (aliases and case resolved), `None` for an action-less call.
+    pub action: Option<String>,
+    /// The effective safety: the action's (or tool's), replaced by the most specific rule.
+    pub safety: Safety,
+    /// The tool publishes no strict contract (legacy mode).
+    pub legacy: bool,
+    /// This call's resolved risk is `arbitrary_code`.
+    pub arbitrary_code: bool,
+    /// Some safety anywhere in the tool (tool, rules, actions) is `arbitrary_code`.
+    pub tool_runs_arbitrary_code: bool,
+}
+
+impl CallPolicy {
+    pub fn requires_approval(&self) -> bool {
+        self.safety.requires_confirmation
+    }
+    /// The Connector records this call in its ledger (not read-only-and-idempotent, §6.4).
+    pub fn uses_ledger(&self) -> bool {
+        self.safety.uses_ledger()
+    }
+    pub fn idempotent(&self) -> bool {
+        self.safety.idempotent
+    }
+    pub fn read_only(&self) -> bool {
+        self.safety.read_only
+    }
+    pub fn risk_class(&self) -> RiskClass {
+        self.safety.risk_class
+    }
+}
+
+/// Why a call could not be resolved.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PolicyError {
+    #[error("unknown tool {name:?}{}", suggest(did_you_mean))]
+    UnknownTool {
+        name: String,
+        did_you_mean: Vec<String>,
+    },
+    #[error("tool {tool:?} has no action {action:?}; expected one of: {}", expected.join(", "))]
+    UnknownAction {
+        tool: String,
+        action: String,
+        expected: Vec<String>,
+    },
+    #[error("tool {tool:?} has actions ({}); pass one as \"action\"", expected.join(", "))]
+    MissingAction { tool: String, expected: Vec<String> },
+    #[error("cannot resolve the safety of {tool}: {reason}")]
+    Resolution { tool: String, reason: String },
+}
+
+fn suggest(names: &[String]) -> String {
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", names.join(", "))
+    }
+}
+
+impl PolicyError {
+    /// The code an agent sees (the Go MCP server's names where they exist).
+    pub fn code(&self) -> &'static str {
+        match self {
+            PolicyError::UnknownTool { .. } => "TOOL_NOT_FOUND",
+            PolicyError::UnknownAction { .. } => "ACTION_NOT_FOUND",
+            PolicyError::MissingAction { .. } => "MISSING_ARGUMENT",
+            PolicyError::Resolution { .. } => "POLICY_RESOLUTION_FAILED",
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean" on unknown tools (at most 3, within distance 2).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Tool names near `name`, nearest first, ties by name.
+pub fn did_you_mean(catalog: &Catalog, name: &str) -> Vec<String> {
+    let mut near: Vec<(usize, &str)> = catalog
+        .tools
+        .iter()
+        .map(|t| (distance(name, &t.name), t.name.as_str()))
+        .filter(|(d, _)| *d <= 2)
+        .collect();
+    near.sort();
+    near.into_iter()
+        .take(3)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+/// Resolves a call: finds the tool and the action named by `params.action` (case-insensitive,
+/// aliases accepted) and the effective safety for these `params`. Send JSON booleans and
+/// lowercase action names: the Connector matches rules on coerced values (§3.5).
+pub fn resolve_call(
+    catalog: &Catalog,
+    tool: &str,
+    params: &Map<String, Value>,
+) -> Result<CallPolicy, PolicyError> {
+    let entry = catalog.tool(tool).ok_or_else(|| PolicyError::UnknownTool {
+        name: tool.to_string(),
+        did_you_mean: did_you_mean(catalog, tool),
+    })?;
+    let requested = params.get("action").and_then(Value::as_str);
+    let action = match requested {
+        Some(a) => match entry.action(a) {
+            Some(found) => Some(found.name.clone()),
+            None if entry.actions.is_empty() => None,
+            None => {
+                return Err(PolicyError::UnknownAction {
+                    tool: entry.name.clone(),
+                    action: a.to_string(),
+                    expected: entry.actions.iter().map(|x| x.name.clone()).collect(),
+                });
+            }
+        },
+        None => None,
+    };
+    let safety =
+        resolve_safety(entry, action.as_deref(), params).map_err(|e| PolicyError::Resolution {
+            tool: entry.name.clone(),
+            reason: e.to_string(),
+        })?;
+    Ok(CallPolicy {
+        tool: entry.name.clone(),
+        arbitrary_code: safety.risk_class == RiskClass::ArbitraryCode,
+        tool_runs_arbitrary_code: entry.is_arbitrary_code(),
+        legacy: entry.is_legacy(),
+        action,
+        safety,
+    })
+}
+
+/// What approval a call needs given what the Editor supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalNeed {
+    /// Safe to send without a token.
+    NotRequired,
+    /// Needs a token: preflight, show the summary, ask, then send with it.
+    Required,
+    /// Needs confirmation but the Connector has no `approval_v1`: refuse without sending
+    /// (`APPROVAL_UNSUPPORTED`).
+    Unsupported,
+}
+
+pub fn approval_need(policy: &CallPolicy, heartbeat: &Heartbeat) -> ApprovalNeed {
+    if !policy.requires_approval() {
+        ApprovalNeed::NotRequired
+    } else if heartbeat.has_feature(FEATURE_APPROVAL) {
+        ApprovalNeed::Required
+    } else {
+        ApprovalNeed::Unsupported
+    }
+}
+
+/// What the Editor's heartbeat promises, as booleans a caller can branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EditorCapabilities {
+    pub approval: bool,
+    pub operation_ledger: bool,
+    pub task_bridge: bool,
+    pub strict_catalog: bool,
+}
+
+impl EditorCapabilities {
+    pub fn of(heartbeat: &Heartbeat) -> EditorCapabilities {
+        EditorCapabilities {
+            approval: heartbeat.has_feature(FEATURE_APPROVAL),
+            operation_ledger: heartbeat.has_feature(FEATURE_OPERATION_LEDGER),
+            task_bridge: heartbeat.has_feature(FEATURE_TASK_BRIDGE),
+            strict_catalog: heartbeat.supports_strict_catalog(),
+        }
+    }
+}
+
+/// The fact behind `OPERATION_LEDGER_REQUIRED`: this call changes something (not read-only) and
+/// the Editor keeps no ledger, so a reload mid-call would leave its outcome unknowable.
+pub fn mutation_without_ledger(policy: &CallPolicy, heartbeat: &Heartbeat) -> bool {
+    !policy.read_only() && !heartbeat.has_feature(FEATURE_OPERATION_LEDGER)
+}
+
+/// Arbitrary-code gating by the tool's safety, not a profile's name: true when any safety of
+/// the tool runs arbitrary code, so it needs explicit permission to be exposed or called.
+pub fn needs_arbitrary_code_permission(tool: &ToolEntry) -> bool {
+    tool.is_arbitrary_code()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,327 @@
+//! The on-disk cache of verified catalogs (§3.10), so a fresh process in the same domain skips
+//! the 268 KB fetch, and so the MCP server can still search and describe while the Editor is
+//! down or reloading.
+//!
+//! Layout: `~/.hera-agent-unity/cache/catalog/<project-hex>/<catalog-hex>.json`, holding
+//! `{"key":{"project_id","features","domain_epoch","catalog_hash"},"catalog":{…}}`. Directories
+//! are 0700 and files 0600 (on Unix), files are written to a temporary name and renamed, and at
+//! most [`MAX_FILES_PER_PROJECT`] files are kept per project (newest by modification time).
+//! The catalog is stored as canonical text with numbers as received, so its hash can be
+//! recomputed on every read: a damaged or edited file is ignored, never trusted.
+
+use super::{CacheKey, CatalogKind, CatalogOrigin, CatalogSnapshot};
+use crate::discovery::AgentHome;
+use hera_connector_contract::canonical::{self, Json};
+use hera_connector_contract::catalog::Catalog;
+use hera_connector_contract::wire::LEGACY_CATALOG_SCHEMA;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+pub const MAX_FILES_PER_PROJECT: usize = 8;
+
+/// The catalog cache directory of one user.
+#[derive(Debug, Clone)]
+pub struct CatalogCache {
+    dir: PathBuf,
+}
+
+fn hex_of(prefixed: &str) -> Option<&str> {
+    let hex = prefixed.strip_prefix("sha256:")?;
+    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
+}
+
+fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
+    match v {
+        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+#[cfg(unix)]
+fn private_dir(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
+}
+#[cfg(not(unix))]
+fn private_dir(path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)
+}
+
+#[cfg(unix)]
+fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+#[cfg(not(unix))]
+fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+/// Writes `bytes` to `path` atomically: a private temporary file in the same directory, synced,
+/// then renamed over the target.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.{:016x}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
+        rand::random::<u64>()
+    ));
+    let result = (|| {
+        let mut f = create_private_file(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+impl CatalogCache {
+    pub fn new(home: &AgentHome) -> CatalogCache {
+        CatalogCache {
+            dir: home.catalog_cache_dir(),
+        }
+    }
+    pub fn at(dir: PathBuf) -> CatalogCache {
+        CatalogCache { dir }
+    }
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    fn project_dir(&self, project_id: &str) -> Option<PathBuf> {
+        hex_of(project_id).map(|h| self.dir.join(h))
+    }
+
+    /// Stores a snapshot and prunes the project's folder to the newest 8 files.
+    pub fn store(&self, snap: &CatalogSnapshot) -> std::io::Result<PathBuf> {
+        let invalid =
+            |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, m.to_string());
+        let pdir = self
+            .project_dir(&snap.key.project_id)
+            .ok_or_else(|| invalid("project id is not sha256:<64 hex>"))?;
+        let chex = hex_of(&snap.key.catalog_hash)
+            .ok_or_else(|| invalid("catalog hash is not sha256:<64 hex>"))?;
+        private_dir(&self.dir)?;
+        private_dir(&pdir)?;
+        let key = serde_json::to_string(&snap.key).expect("a key always serializes");
+        let text = format!("{{\"key\":{key},\"catalog\":{}}}", snap.canonical_text);
+        let path = pdir.join(format!("{chex}.json"));
+        write_atomic(&path, text.as_bytes())?;
+        self.prune(&pdir);
+        Ok(path)
+    }
+
+    fn files(pdir: &Path) -> Vec<(SystemTime, PathBuf)> {
+        let Ok(rd) = std::fs::read_dir(pdir) else {
+            return Vec::new();
+        };
+        let mut v: Vec<(SystemTime, PathBuf)> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "json")
+                    && !p
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with('.'))
+            })
+            .filter_map(|p| {
+                let m = std::fs::metadata(&p).and_then(|m| m.modified()).ok()?;
+                Some((m, p))
+            })
+            .collect();
+        v.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        v
+    }
+
+    fn prune(&self, pdir: &Path) {
+        for (_, p) in Self::files(pdir).into_iter().skip(MAX_FILES_PER_PROJECT) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// Reads and re-verifies one cache file. `None` when it is damaged, edited or foreign.
+    pub fn read(&self, path: &Path) -> Option<CatalogSnapshot> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let doc = canonical::parse(&text).ok()?;
+        let catalog_json = member(&doc, "catalog")?;
+        let raw: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let key: CacheKey = serde_json::from_value(raw.get("key")?.clone()).ok()?;
+        let catalog: Catalog = serde_json::from_value(raw.get("catalog")?.clone()).ok()?;
+        let hash = canonical::catalog_hash_json(catalog_json);
+        if hash != key.catalog_hash || hash != catalog.catalog_hash {
+            tracing::warn!(path = %path.display(), "ignoring a catalog cache file whose hash does not verify");
+            return None;
+        }
+        if catalog.project_id != key.project_id || catalog.domain_epoch != key.domain_epoch {
+            return None;
+        }
+        let kind = if catalog.schema_version == LEGACY_CATALOG_SCHEMA {
+            CatalogKind::Legacy
+        } else {
+            CatalogKind::Strict
+        };
+        let problems: Vec<String> = catalog
+            .check_structure()
+            .into_iter()
+            .filter(|p| !(kind == CatalogKind::Legacy && p.starts_with("schema_version")))
+            .collect();
+        if !problems.is_empty() {
+            return None;
+        }
+        let stored_at = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        Some(CatalogSnapshot {
+            catalog: Arc::new(catalog),
+            key,
+            kind,
+            origin: CatalogOrigin::Cache {
+                path: path.to_path_buf(),
+                stored_at,
+            },
+            canonical_text: Arc::new(canonical::write_canonical(
+                catalog_json,
+                canonical::NumberMode::Literal,
+            )),
+        })
+    }
+
+    /// The cached catalog for exactly this project, feature set and domain epoch.
+    pub fn lookup(
+        &self,
+        project_id: &str,
+        features: &[String],
+        domain_epoch: &str,
+    ) -> Option<CatalogSnapshot> {
+        let features = CacheKey::normalize_features(features);
+        let pdir = self.project_dir(project_id)?;
+        Self::files(&pdir).into_iter().find_map(|(_, p)| {
+            let s = self.read(&p)?;
+            (s.key.project_id == project_id
+                && s.key.features == features
+                && s.key.domain_epoch == domain_epoch)
+                .then_some(s)
+        })
+    }
+
+    /// The newest verifiable catalog of a project, whatever its epoch: what to serve for search
+    /// and describe while the Editor is down. Check `key.domain_epoch` before calling with it.
+    pub fn latest_for_project(&self, project_id: &str) -> Option<CatalogSnapshot> {
+        let pdir = self.project_dir(project_id)?;
+        Self::files(&pdir)
+            .into_iter()
+            .find_map(|(_, p)| self.read(&p).filter(|s| s.key.project_id == project_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::legacy;
+    use serde_json::json;
+
+    fn snapshot(epoch: &str, tool: &str) -> CatalogSnapshot {
+        let pid = hera_connector_contract::identity::project_id("/p/Game");
+        let listing = vec![
+            json!({"name": tool, "schema": {"type":"object","properties":{"n":{"type":"number","minimum":1.10}}}, "output_schema": {}}),
+        ];
+        let (mut catalog, _) = legacy::adapt(&listing, &pid, Some(epoch));
+        // Pretend it is strict so the normal checks apply.
+        catalog.schema_version = "hera.tool-catalog/1".into();
+        catalog.tools[0].contract_mode = "strict".into();
+        let v = serde_json::to_value(&catalog).unwrap();
+        catalog.catalog_hash = canonical::catalog_hash_of_value(&v);
+        let text = canonical::canonical_text_of_value(&serde_json::to_value(&catalog).unwrap());
+        CatalogSnapshot {
+            key: CacheKey {
+                project_id: pid,
+                features: vec!["tool_catalog_v1".into()],
+                domain_epoch: epoch.into(),
+                catalog_hash: catalog.catalog_hash.clone(),
+            },
+            catalog: Arc::new(catalog),
+            kind: CatalogKind::Strict,
+            origin: CatalogOrigin::Live,
+            canonical_text: Arc::new(text),
+        }
+    }
+
+    #[test]
+    fn store_lookup_latest_tamper_prune() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = CatalogCache::at(tmp.path().join("cache/catalog"));
+        let a = snapshot("e1", "alpha");
+        let path = cache.store(&a).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o600);
+            assert_eq!(mode(path.parent().unwrap()), 0o700);
+            assert_eq!(mode(cache.dir()), 0o700);
+        }
+        let pid = a.key.project_id.clone();
+        let feats = vec!["tool_catalog_v1".to_string()];
+        let hit = cache.lookup(&pid, &feats, "e1").unwrap();
+        assert_eq!(hit.catalog, a.catalog);
+        assert!(cache.lookup(&pid, &feats, "e2").is_none());
+        assert!(cache.lookup(&pid, &[], "e1").is_none());
+        // A later store under another epoch is the latest one, whatever the epoch.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let b = snapshot("e2", "beta");
+        cache.store(&b).unwrap();
+        assert_eq!(
+            cache.latest_for_project(&pid).unwrap().key.domain_epoch,
+            "e2"
+        );
+        // Tampering is detected and the file ignored.
+        let bpath = cache
+            .project_dir(&pid)
+            .unwrap()
+            .join(format!("{}.json", hex_of(&b.key.catalog_hash).unwrap()));
+        let text = std::fs::read_to_string(&bpath)
+            .unwrap()
+            .replace("beta", "gamma");
+        std::fs::write(&bpath, text).unwrap();
+        assert!(cache.read(&bpath).is_none());
+        assert_eq!(
+            cache.latest_for_project(&pid).unwrap().key.domain_epoch,
+            "e1"
+        );
+        // At most 8 files per project.
+        for i in 0..12 {
+            cache
+                .store(&snapshot(&format!("x{i}"), &format!("t{i:02}")))
+                .unwrap();
+        }
+        assert_eq!(
+            CatalogCache::files(&cache.project_dir(&pid).unwrap()).len(),
+            MAX_FILES_PER_PROJECT
+        );
+        let leftovers = std::fs::read_dir(cache.project_dir(&pid).unwrap())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .count();
+        assert_eq!(leftovers, 0);
+    }
+}

@@ -1,0 +1,204 @@
+//! The Connector's response envelope (§2.4) and the tolerances a serde client needs (§9.5):
+//! `timings`, `code` and `message` may be null, `data` may be anything, batch keys are
+//! PascalCase, and a tool may return a bare object or string instead of an envelope.
+
+use serde_json::{Map, Value};
+
+/// One decoded response. `raw` is the body as received (as JSON), so nothing is lost when a
+/// caller wants to pass the Connector's answer through untouched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    pub success: bool,
+    pub message: Option<String>,
+    pub code: Option<String>,
+    pub data: Option<Value>,
+    pub suggestions: Vec<String>,
+    pub agent_hint: Option<String>,
+    pub diagnostics: Option<Value>,
+    pub timings: Option<Value>,
+    pub raw: Value,
+}
+
+fn opt_string(m: &Map<String, Value>, key: &str) -> Option<String> {
+    m.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Envelope {
+    /// Interprets a parsed body. An object with a boolean `success` is an envelope; anything
+    /// else is a tool's own result and counts as success with the value as `data`.
+    pub fn from_value(v: Value) -> Envelope {
+        let Some(m) = v.as_object() else {
+            return Envelope::success_with_data(v);
+        };
+        let Some(success) = m.get("success").and_then(Value::as_bool) else {
+            return Envelope::success_with_data(v);
+        };
+        Envelope {
+            success,
+            message: opt_string(m, "message"),
+            code: opt_string(m, "code").filter(|c| !c.is_empty()),
+            data: m.get("data").filter(|d| !d.is_null()).cloned(),
+            suggestions: m
+                .get("suggestions")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            agent_hint: opt_string(m, "agent_hint").filter(|h| !h.is_empty()),
+            diagnostics: m.get("diagnostics").filter(|d| !d.is_null()).cloned(),
+            timings: m.get("timings").filter(|t| !t.is_null()).cloned(),
+            raw: v,
+        }
+    }
+
+    fn success_with_data(v: Value) -> Envelope {
+        Envelope {
+            success: true,
+            message: None,
+            code: None,
+            data: Some(v.clone()),
+            suggestions: Vec::new(),
+            agent_hint: None,
+            diagnostics: None,
+            timings: None,
+            raw: v,
+        }
+    }
+
+    /// A 200 whose body is not JSON: success, with the body as `message` (§2.11 step 3).
+    pub fn from_plain_text(body: &str) -> Envelope {
+        Envelope {
+            success: true,
+            message: Some(body.to_string()),
+            code: None,
+            data: None,
+            suggestions: Vec::new(),
+            agent_hint: None,
+            diagnostics: None,
+            timings: None,
+            raw: serde_json::json!({"success": true, "message": body}),
+        }
+    }
+
+    /// `code` or `""`.
+    pub fn code_str(&self) -> &str {
+        self.code.as_deref().unwrap_or("")
+    }
+}
+
+/// A `/commands` reply: PascalCase keys from the Connector, lowercase accepted too.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchReply {
+    pub success: bool,
+    pub results: Vec<Envelope>,
+    pub completed: u64,
+    pub failed: u64,
+    pub raw: Value,
+}
+
+impl BatchReply {
+    pub fn from_value(v: Value) -> BatchReply {
+        let get = |k: &str| {
+            v.get(k)
+                .or_else(|| v.get(k.to_lowercase().as_str()))
+                .cloned()
+        };
+        BatchReply {
+            success: v.get("success").and_then(Value::as_bool).unwrap_or(false),
+            results: get("Results")
+                .and_then(|r| r.as_array().cloned())
+                .unwrap_or_default()
+                .into_iter()
+                .map(Envelope::from_value)
+                .collect(),
+            completed: get("Completed").and_then(|c| c.as_u64()).unwrap_or(0),
+            failed: get("Failed").and_then(|c| c.as_u64()).unwrap_or(0),
+            raw: v,
+        }
+    }
+}
+
+/// §2.11 step 5: an `UNKNOWN_ARGUMENT` at `/action` for a request that named an action means the
+/// installed Connector is older than the catalog we used; say so instead of blaming the input.
+pub fn rewrite_version_skew(tool: &str, params: &Value, env: &mut Envelope) {
+    let at_action = env.code.as_deref() == Some("UNKNOWN_ARGUMENT")
+        && env
+            .data
+            .as_ref()
+            .and_then(|d| d.get("path"))
+            .and_then(Value::as_str)
+            == Some("/action");
+    let Some(action) = params.get("action").and_then(Value::as_str) else {
+        return;
+    };
+    if !at_action {
+        return;
+    }
+    let message = format!(
+        "the Unity Connector installed in this project does not support the \"{action}\" action of \"{tool}\""
+    );
+    let suggestions = vec![
+        "Update the com.notnull92.hera-agent-unity package in this Unity project".to_string(),
+        "Run `hera-agent-unity call manage_packages list` to see the installed version".to_string(),
+    ];
+    env.code = Some("CONNECTOR_UPDATE_REQUIRED".into());
+    env.message = Some(message.clone());
+    env.suggestions = suggestions.clone();
+    if let Some(m) = env.raw.as_object_mut() {
+        m.insert("code".into(), "CONNECTOR_UPDATE_REQUIRED".into());
+        m.insert("message".into(), message.into());
+        m.insert("suggestions".into(), suggestions.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tolerant_decoding() {
+        let e = Envelope::from_value(
+            json!({"success":false,"message":null,"code":null,"timings":null}),
+        );
+        assert!(!e.success && e.code.is_none() && e.message.is_none() && e.timings.is_none());
+        let bare = Envelope::from_value(json!({"value": 42}));
+        assert!(bare.success);
+        assert_eq!(bare.data, Some(json!({"value": 42})));
+        let s = Envelope::from_value(json!("hello"));
+        assert!(s.success && s.data == Some(json!("hello")));
+        let anon = Envelope::from_value(json!({"success": true, "value": 42}));
+        assert!(anon.success && anon.raw["value"] == 42);
+    }
+
+    #[test]
+    fn batch_keys_either_case() {
+        let b = BatchReply::from_value(
+            json!({"success":true,"Results":[{"success":true,"message":"a"}],"Completed":1,"Failed":0}),
+        );
+        assert_eq!((b.results.len(), b.completed, b.failed), (1, 1, 0));
+        let l =
+            BatchReply::from_value(json!({"success":true,"results":[],"completed":0,"failed":2}));
+        assert_eq!(l.failed, 2);
+    }
+
+    #[test]
+    fn version_skew_rewrite() {
+        let mut e = Envelope::from_value(
+            json!({"success":false,"message":"Validation failed at '/action'.","code":"UNKNOWN_ARGUMENT","data":{"path":"/action"}}),
+        );
+        rewrite_version_skew("scene", &json!({"action":"frobnicate"}), &mut e);
+        assert_eq!(e.code.as_deref(), Some("CONNECTOR_UPDATE_REQUIRED"));
+        assert_eq!(e.suggestions.len(), 2);
+        assert_eq!(e.raw["code"], "CONNECTOR_UPDATE_REQUIRED");
+        let mut other = Envelope::from_value(
+            json!({"success":false,"code":"UNKNOWN_ARGUMENT","data":{"path":"/name"}}),
+        );
+        rewrite_version_skew("scene", &json!({"action":"x"}), &mut other);
+        assert_eq!(other.code.as_deref(), Some("UNKNOWN_ARGUMENT"));
+    }
+}
