@@ -1,1 +1,35 @@
-//! (module being written; see src/lib.rs for its place in the flow)
+//! Ranking tools and actions for `tool_search`.
+//!
+//! ```text
+//! let index = SearchIndex::build(&catalog.tools);          // once per catalog snapshot
+//! let hits = index.search("add a rigidbody to the player", 5, &SearchFilter::default());
+//! // hits[0]: tool "manage_components", action Some("add"), compact safety, summary
+//! let json = hits[0].to_compact_json();                   // what tool_search returns per hit
+//! ```
+//!
+//! Why not the anchor's substring scoring (anchor-mcp-adapter.md §2.4): it scores whole tools on
+//! raw substrings of the query, so "run tests" and "take a screenshot" depend on luck, synonyms
+//! and typos never match, parameters are invisible, and the result names no action. Here:
+//!
+//! - [`text`]: words from identifiers and prose (snake_case, camelCase, stopwords, a small stemmer);
+//! - [`synonyms`]: the words Unity developers use, mapped to catalog words, at reduced weight;
+//! - [`typo`]: one-letter typo tolerance for words of four or more letters;
+//! - [`index`]: BM25F over tools and over callable entries (actions, or the tool itself when it
+//!   runs without one), names weighted above prose; deterministic tie-break by tool then action;
+//! - [`hit`]: [`SearchHit`] (tool, best action, score, matched words, summary, compact safety)
+//!   and [`SearchFilter`] (profile, arbitrary-code exclusion).
+//!
+//! Recall on a fixed set of Unity requests is measured by `tests/search_quality.rs` and committed
+//! in `metrics/search-quality.json`; latency by `examples/search_bench.rs`.
+
+mod hit;
+mod index;
+mod synonyms;
+mod text;
+mod typo;
+
+pub use hit::{CompactSafety, SearchFilter, SearchHit};
+pub use index::SearchIndex;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,606 @@
+//! The ranking: BM25F over two levels, tools and callable entries.
+//!
+//! Each tool is one document (name, title, description). Each *callable entry* is another: an
+//! action, or the tool itself when it can be called without an action (no actions at all, or a
+//! tool-level schema that does not require `action`, like `run_tests`). An entry's fields are its
+//! operation name (the action name; the tool name for the tool itself), aliases, description,
+//! parameter names, parameter descriptions and the string values its parameters accept.
+//!
+//! An entry's score is its tool's BM25F score plus its own, each with statistics from its own
+//! level. Two levels rather than one flat list keep a tool with 18 actions from diluting the
+//! weight of its own name, and let "manage_settings" words and "set_time" words both count.
+//!
+//! Field weights favour names over prose: names are the catalog's contract, descriptions are
+//! whatever the Connector's authors wrote and differ between versions.
+//!
+//! Each query word forms a group with its joined, synonym and typo forms; a group contributes its
+//! best form per document, so a synonym never adds to the word it stands for.
+
+use super::hit::{CompactSafety, SearchFilter, SearchHit, first_sentence};
+use super::synonyms;
+use super::text::{self, Word};
+use super::typo::{MIN_TYPO_LEN, TypoIndex};
+use hera_connector_contract::catalog::ToolEntry;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// BM25 term-frequency saturation.
+const K1: f32 = 1.2;
+
+/// A field's weight and length normalization.
+#[derive(Clone, Copy)]
+struct Field {
+    weight: f32,
+    b: f32,
+}
+
+// Tool-level fields.
+const T_NAME: usize = 0;
+const T_TITLE: usize = 1;
+const T_DESC: usize = 2;
+const TOOL_FIELDS: [Field; 3] = [
+    Field {
+        weight: 3.0,
+        b: 0.3,
+    }, // name and tool aliases
+    Field {
+        weight: 0.5,
+        b: 0.3,
+    }, // title (mostly repeats the name)
+    Field {
+        weight: 1.0,
+        b: 0.75,
+    }, // description
+];
+
+// Entry-level fields.
+const E_NAME: usize = 0;
+const E_ALIAS: usize = 1;
+const E_DESC: usize = 2;
+const E_PARAM: usize = 3;
+const E_PARAM_DESC: usize = 4;
+const E_VALUES: usize = 5;
+const ENTRY_FIELDS: [Field; 6] = [
+    Field {
+        weight: 4.0,
+        b: 0.3,
+    }, // operation name
+    Field {
+        weight: 3.0,
+        b: 0.3,
+    }, // action aliases
+    Field {
+        weight: 1.5,
+        b: 0.75,
+    }, // action description
+    Field {
+        weight: 1.0,
+        b: 0.5,
+    }, // parameter names
+    Field {
+        weight: 0.4,
+        b: 0.75,
+    }, // parameter descriptions
+    Field {
+        weight: 0.8,
+        b: 0.5,
+    }, // enum / const string values
+];
+
+/// Weight of a query word's typo correction, relative to the word.
+const TYPO_WEIGHT: f32 = 0.6;
+
+/// One level's inverted index: term id → postings `(document, saturated-ready tf)`.
+#[derive(Debug, Default, Clone)]
+struct Level {
+    postings: Vec<Vec<(u32, f32)>>,
+    idf: Vec<f32>,
+}
+
+impl Level {
+    /// Builds postings from per-document, per-field term lists.
+    fn build(docs: &[Vec<Vec<u32>>], fields: &[Field], n_terms: usize) -> Level {
+        let n_fields = fields.len();
+        let mut avg = vec![0f32; n_fields];
+        for (f, a) in avg.iter_mut().enumerate() {
+            let lens: Vec<usize> = docs.iter().map(|d| d[f].len()).filter(|&l| l > 0).collect();
+            *a = if lens.is_empty() {
+                1.0
+            } else {
+                lens.iter().sum::<usize>() as f32 / lens.len() as f32
+            };
+        }
+        let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n_terms];
+        let mut tf: HashMap<u32, f32> = HashMap::new();
+        for (doc, fields_terms) in docs.iter().enumerate() {
+            tf.clear();
+            for (f, terms) in fields_terms.iter().enumerate() {
+                if terms.is_empty() {
+                    continue;
+                }
+                let Field { weight, b } = fields[f];
+                let norm = 1.0 - b + b * terms.len() as f32 / avg[f];
+                for t in terms {
+                    *tf.entry(*t).or_default() += weight / norm;
+                }
+            }
+            let mut entries: Vec<(u32, f32)> = tf.iter().map(|(t, w)| (*t, *w)).collect();
+            entries.sort_unstable_by_key(|e| e.0);
+            for (t, w) in entries {
+                postings[t as usize].push((doc as u32, w));
+            }
+        }
+        let n = docs.len() as f32;
+        let idf = postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        Level { postings, idf }
+    }
+
+    fn contains(&self, term: u32, doc: u32) -> bool {
+        self.postings[term as usize]
+            .binary_search_by_key(&doc, |p| p.0)
+            .is_ok()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ToolMeta {
+    name: String,
+    profiles: Vec<String>,
+    arbitrary_code: bool,
+    /// Range of this tool's entries in `entries`.
+    entries: std::ops::Range<u32>,
+    action_names: Vec<String>,
+    summary: String,
+    safety: CompactSafety,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    tool: u32,
+    action: Option<String>,
+    summary: String,
+    safety: CompactSafety,
+}
+
+/// A catalog prepared for ranking. Build once per catalog snapshot; searching does not allocate
+/// per document.
+#[derive(Debug, Clone)]
+pub struct SearchIndex {
+    vocab: HashMap<String, u32>,
+    tool_level: Level,
+    entry_level: Level,
+    tools: Vec<ToolMeta>,
+    entries: Vec<Entry>,
+    typos: TypoIndex,
+}
+
+/// One query word with the forms it may take in the catalog.
+struct Group {
+    /// The word as typed (lower-case), reported in `matched_terms`.
+    surface: String,
+    /// (term id, weight) of every form that exists in the vocabulary.
+    forms: Vec<(u32, f32)>,
+}
+
+/// Per-search accumulators, reused across levels.
+struct Scratch {
+    total: Vec<f32>,
+    group_best: Vec<f32>,
+    touched_total: Vec<u32>,
+    touched_group: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(n: usize) -> Scratch {
+        Scratch {
+            total: vec![0.0; n],
+            group_best: vec![0.0; n],
+            touched_total: Vec::new(),
+            touched_group: Vec::new(),
+        }
+    }
+}
+
+/// Does the tool's own schema let it run without an action?
+fn callable_without_action(tool: &ToolEntry) -> bool {
+    if tool.actions.is_empty() {
+        return true;
+    }
+    let required = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|v| v.as_str() == Some("action")));
+    !required
+}
+
+/// Text of one input schema's parameters: names, descriptions, accepted string values.
+#[derive(Default)]
+struct ParamText {
+    names: String,
+    descriptions: String,
+    values: String,
+}
+
+fn param_text(schema: &Value) -> ParamText {
+    let mut out = ParamText::default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return out;
+    };
+    for (name, prop) in props {
+        if name == "action" {
+            continue;
+        }
+        out.names.push_str(name);
+        out.names.push(' ');
+        collect_descriptions(prop, 0, &mut out.descriptions);
+        collect_values(prop, 0, &mut out.values);
+    }
+    out
+}
+
+/// A parameter's description sits at its top level, or in the first branch of a combinator.
+fn collect_descriptions(schema: &Value, depth: usize, out: &mut String) {
+    if let Some(d) = schema.get("description").and_then(Value::as_str) {
+        out.push_str(d);
+        out.push(' ');
+        return;
+    }
+    if depth > 2 {
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(first) = schema
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+        {
+            collect_descriptions(first, depth + 1, out);
+        }
+    }
+}
+
+/// String values a parameter accepts (`enum`, `const`), through items and combinators.
+fn collect_values(schema: &Value, depth: usize, out: &mut String) {
+    if depth > 3 {
+        return;
+    }
+    if let Some(vals) = schema.get("enum").and_then(Value::as_array) {
+        for v in vals.iter().filter_map(Value::as_str) {
+            out.push_str(v);
+            out.push(' ');
+        }
+    }
+    if let Some(v) = schema.get("const").and_then(Value::as_str) {
+        out.push_str(v);
+        out.push(' ');
+    }
+    if let Some(items) = schema.get("items") {
+        collect_values(items, depth + 1, out);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
+            for b in branches {
+                collect_values(b, depth + 1, out);
+            }
+        }
+    }
+}
+
+struct VocabBuilder {
+    vocab: HashMap<String, u32>,
+}
+
+impl VocabBuilder {
+    fn ids(&mut self, text: &str) -> Vec<u32> {
+        text::terms(text)
+            .into_iter()
+            .map(|t| {
+                let n = self.vocab.len() as u32;
+                *self.vocab.entry(t).or_insert(n)
+            })
+            .collect()
+    }
+}
+
+impl SearchIndex {
+    /// Prepares `tools` (a catalog's `tools`, strict or legacy, built-in or custom) for ranking.
+    pub fn build(tools: &[ToolEntry]) -> SearchIndex {
+        let mut vb = VocabBuilder {
+            vocab: HashMap::new(),
+        };
+        let mut tool_docs: Vec<Vec<Vec<u32>>> = Vec::with_capacity(tools.len());
+        let mut entry_docs: Vec<Vec<Vec<u32>>> = Vec::new();
+        let mut metas = Vec::with_capacity(tools.len());
+        let mut entries = Vec::new();
+        for (ti, tool) in tools.iter().enumerate() {
+            let mut name_text = tool.name.clone();
+            for a in &tool.aliases {
+                name_text.push(' ');
+                name_text.push_str(a);
+            }
+            let mut doc = vec![Vec::new(); TOOL_FIELDS.len()];
+            doc[T_NAME] = vb.ids(&name_text);
+            doc[T_TITLE] = vb.ids(&tool.title);
+            doc[T_DESC] = vb.ids(&tool.description);
+            tool_docs.push(doc);
+
+            let first = entries.len() as u32;
+            if callable_without_action(tool) {
+                let p = param_text(&tool.input_schema);
+                let mut doc = vec![Vec::new(); ENTRY_FIELDS.len()];
+                // The default handler does what the tool is named for.
+                doc[E_NAME] = vb.ids(&tool.name);
+                doc[E_PARAM] = vb.ids(&p.names);
+                doc[E_PARAM_DESC] = vb.ids(&p.descriptions);
+                doc[E_VALUES] = vb.ids(&p.values);
+                entry_docs.push(doc);
+                entries.push(Entry {
+                    tool: ti as u32,
+                    action: None,
+                    summary: first_sentence(&tool.description),
+                    safety: CompactSafety::of(tool, None),
+                });
+            }
+            for action in &tool.actions {
+                let p = param_text(&action.input_schema);
+                let mut doc = vec![Vec::new(); ENTRY_FIELDS.len()];
+                doc[E_NAME] = vb.ids(&action.name);
+                doc[E_ALIAS] = vb.ids(&action.aliases.join(" "));
+                doc[E_DESC] = vb.ids(&action.description);
+                doc[E_PARAM] = vb.ids(&p.names);
+                doc[E_PARAM_DESC] = vb.ids(&p.descriptions);
+                doc[E_VALUES] = vb.ids(&p.values);
+                entry_docs.push(doc);
+                let summary = if action.description.trim().is_empty() {
+                    first_sentence(&tool.description)
+                } else {
+                    first_sentence(&action.description)
+                };
+                entries.push(Entry {
+                    tool: ti as u32,
+                    action: Some(action.name.clone()),
+                    summary,
+                    safety: CompactSafety::of(tool, Some(&action.name)),
+                });
+            }
+            metas.push(ToolMeta {
+                name: tool.name.clone(),
+                profiles: tool.profiles.clone(),
+                arbitrary_code: tool.is_arbitrary_code(),
+                entries: first..entries.len() as u32,
+                action_names: tool.actions.iter().map(|a| a.name.clone()).collect(),
+                summary: first_sentence(&tool.description),
+                safety: CompactSafety::of(tool, None),
+            });
+        }
+        let n_terms = vb.vocab.len();
+        let tool_level = Level::build(&tool_docs, &TOOL_FIELDS, n_terms);
+        let entry_level = Level::build(&entry_docs, &ENTRY_FIELDS, n_terms);
+        let mut known: Vec<&str> = vb.vocab.keys().map(String::as_str).collect();
+        for t in synonyms::known_terms() {
+            known.push(t);
+        }
+        let typos = TypoIndex::build(known.into_iter());
+        SearchIndex {
+            vocab: vb.vocab,
+            tool_level,
+            entry_level,
+            tools: metas,
+            entries,
+            typos,
+        }
+    }
+
+    /// Number of tools indexed.
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Number of callable entries (actions plus tools callable without an action).
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The query's word groups: each word with its joined, synonym and typo forms.
+    fn groups(&self, query: &str) -> Vec<Group> {
+        let words: Vec<Word> = text::words(query);
+        let mut groups: Vec<Group> = Vec::new();
+        let add_form = |g: &mut Group, term: &str, w: f32| {
+            if let Some(&id) = self.vocab.get(term) {
+                match g.forms.iter_mut().find(|f| f.0 == id) {
+                    Some(f) => f.1 = f.1.max(w),
+                    None => g.forms.push((id, w)),
+                }
+            }
+        };
+        // Meaningful words in order, for joining neighbours ("game object" → gameobject).
+        let plain: Vec<&Word> = words
+            .iter()
+            .filter(|w| !w.joined && text::term_of(&w.surface).is_some())
+            .collect();
+        for (i, w) in plain.iter().enumerate() {
+            let term = text::term_of(&w.surface).expect("filtered above");
+            let mut g = Group {
+                surface: w.surface.clone(),
+                forms: Vec::new(),
+            };
+            add_form(&mut g, &term, 1.0);
+            let mut expansions: Vec<(String, f32)> = synonyms::expand(&term).to_vec();
+            let known = self.vocab.contains_key(&term) || !expansions.is_empty();
+            if !known && w.surface.chars().count() >= MIN_TYPO_LEN {
+                for near in self.typos.near(&term) {
+                    expansions.push((near.to_string(), TYPO_WEIGHT));
+                    for (s, sw) in synonyms::expand(near) {
+                        expansions.push((s.clone(), TYPO_WEIGHT * sw));
+                    }
+                }
+            }
+            for (t, wt) in &expansions {
+                add_form(&mut g, t, *wt);
+            }
+            if let Some(next) = plain.get(i + 1) {
+                let joined = format!("{}{}", w.surface, next.surface);
+                if let Some(jt) = text::term_of(&joined) {
+                    add_form(&mut g, &jt, 1.0);
+                    for (s, sw) in synonyms::expand(&jt) {
+                        add_form(&mut g, s, *sw);
+                    }
+                }
+            }
+            groups.push(g);
+        }
+        // camelCase runs as typed ("AddComponent" → addcomponent) join their own group.
+        for w in words.iter().filter(|w| w.joined) {
+            if let Some(t) = text::term_of(&w.surface) {
+                let mut g = Group {
+                    surface: w.surface.clone(),
+                    forms: Vec::new(),
+                };
+                add_form(&mut g, &t, 1.0);
+                groups.push(g);
+            }
+        }
+        // The same word twice counts once.
+        let mut seen = std::collections::HashSet::new();
+        groups.retain(|g| !g.forms.is_empty() && seen.insert(g.surface.clone()));
+        groups
+    }
+
+    /// Adds each group's best form per document of `level` into `s.total`.
+    fn score_level(level: &Level, groups: &[Group], s: &mut Scratch) {
+        for g in groups {
+            for &(term, w) in &g.forms {
+                let idf = level.idf[term as usize];
+                for &(doc, tf) in &level.postings[term as usize] {
+                    let v = w * idf * tf * (K1 + 1.0) / (tf + K1);
+                    let slot = &mut s.group_best[doc as usize];
+                    if *slot == 0.0 {
+                        s.touched_group.push(doc);
+                    }
+                    if v > *slot {
+                        *slot = v;
+                    }
+                }
+            }
+            for &doc in &s.touched_group {
+                let d = doc as usize;
+                if s.total[d] == 0.0 {
+                    s.touched_total.push(doc);
+                }
+                s.total[d] += s.group_best[d];
+                s.group_best[d] = 0.0;
+            }
+            s.touched_group.clear();
+        }
+    }
+
+    /// Ranks callable entries for `query`; at most `limit` hits, best first.
+    ///
+    /// Ties break by tool name, then action name (the tool itself first), so equal input gives
+    /// equal output. A tool that matched while none of its entries did appears once, with
+    /// `action: None` and its action list. An empty or all-stopword query returns nothing.
+    pub fn search(&self, query: &str, limit: usize, filter: &SearchFilter) -> Vec<SearchHit> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let groups = self.groups(query);
+        if groups.is_empty() {
+            return Vec::new();
+        }
+        let mut ts = Scratch::new(self.tools.len());
+        Self::score_level(&self.tool_level, &groups, &mut ts);
+        let mut es = Scratch::new(self.entries.len());
+        Self::score_level(&self.entry_level, &groups, &mut es);
+
+        // (score, tool, entry or None for a tool-only hit)
+        let mut ranked: Vec<(f32, u32, Option<u32>)> = Vec::new();
+        let mut tool_has_entry_hit = vec![false; 0];
+        tool_has_entry_hit.resize(self.tools.len(), false);
+        for &e in &es.touched_total {
+            let entry = &self.entries[e as usize];
+            let tool = &self.tools[entry.tool as usize];
+            if !filter.admits(&tool.profiles, tool.arbitrary_code) {
+                continue;
+            }
+            tool_has_entry_hit[entry.tool as usize] = true;
+            ranked.push((
+                ts.total[entry.tool as usize] + es.total[e as usize],
+                entry.tool,
+                Some(e),
+            ));
+        }
+        for &t in &ts.touched_total {
+            let tool = &self.tools[t as usize];
+            if tool_has_entry_hit[t as usize] || !filter.admits(&tool.profiles, tool.arbitrary_code)
+            {
+                continue;
+            }
+            // Prefer the tool's own callable entry when it has one.
+            let own = (tool.entries.start..tool.entries.end)
+                .find(|&e| self.entries[e as usize].action.is_none());
+            ranked.push((ts.total[t as usize], t, own));
+        }
+
+        let order = |a: &(f32, u32, Option<u32>), b: &(f32, u32, Option<u32>)| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| {
+                    self.tools[a.1 as usize]
+                        .name
+                        .cmp(&self.tools[b.1 as usize].name)
+                })
+                .then_with(|| self.action_of(a).cmp(&self.action_of(b)))
+        };
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, order);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(order);
+        ranked.into_iter().map(|r| self.hit(r, &groups)).collect()
+    }
+
+    fn action_of(&self, r: &(f32, u32, Option<u32>)) -> Option<&str> {
+        r.2.and_then(|e| self.entries[e as usize].action.as_deref())
+    }
+
+    fn hit(&self, (score, t, e): (f32, u32, Option<u32>), groups: &[Group]) -> SearchHit {
+        let tool = &self.tools[t as usize];
+        let matched_terms = groups
+            .iter()
+            .filter(|g| {
+                g.forms.iter().any(|&(term, _)| {
+                    self.tool_level.contains(term, t)
+                        || e.is_some_and(|e| self.entry_level.contains(term, e))
+                })
+            })
+            .map(|g| g.surface.clone())
+            .collect();
+        let (action, summary, safety) = match e {
+            Some(e) => {
+                let entry = &self.entries[e as usize];
+                (entry.action.clone(), entry.summary.clone(), entry.safety)
+            }
+            None => (None, tool.summary.clone(), tool.safety),
+        };
+        let actions = if action.is_none() {
+            tool.action_names.clone()
+        } else {
+            Vec::new()
+        };
+        SearchHit {
+            tool: tool.name.clone(),
+            action,
+            score: f64::from(score),
+            matched_terms,
+            summary,
+            actions,
+            safety,
+        }
+    }
+}

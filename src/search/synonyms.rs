@@ -1,0 +1,264 @@
+//! The words Unity developers use for an operation, mapped to the words the catalog uses.
+//!
+//! A request says "spawn", "destroy", "install", "screenshot of"; the catalog says
+//! `instantiate`, `delete`, `add`, `screenshot`. Each entry expands one query word into catalog
+//! words at a reduced weight, so an exact word always outranks its synonym. The table is about the
+//! Editor domain (what people call things), not about any one catalog's descriptions: it must stay
+//! right for a real Connector whose prose we have never seen.
+//!
+//! Expansions are one step only (a synonym's synonyms are not followed), which keeps the effect of
+//! each entry predictable.
+
+use super::text::stem;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Weight of a near-equivalent ("destroy" for "delete").
+const SAME: f32 = 0.7;
+/// Weight of a related word that often, not always, means the same operation.
+const NEAR: f32 = 0.45;
+/// Weight of a weak hint (the area a word belongs to).
+const HINT: f32 = 0.3;
+
+/// (query word, [(catalog word, weight)]), written as surface words; stemmed when loaded.
+const TABLE: &[(&str, &[(&str, f32)])] = &[
+    // Removing things.
+    ("destroy", &[("delete", SAME), ("remove", SAME)]),
+    ("delete", &[("destroy", SAME), ("remove", SAME)]),
+    ("remove", &[("delete", SAME), ("destroy", SAME)]),
+    (
+        "erase",
+        &[("delete", SAME), ("remove", SAME), ("clear", NEAR)],
+    ),
+    ("kill", &[("destroy", SAME), ("delete", NEAR)]),
+    ("wipe", &[("clear", SAME), ("delete", NEAR)]),
+    ("uninstall", &[("remove", SAME), ("package", NEAR)]),
+    // Making things.
+    ("spawn", &[("instantiate", SAME), ("create", NEAR)]),
+    ("instantiate", &[("spawn", SAME), ("create", NEAR)]),
+    ("make", &[("create", SAME)]),
+    ("new", &[("create", NEAR)]),
+    ("generate", &[("create", NEAR), ("bake", NEAR)]),
+    ("attach", &[("add", SAME), ("component", HINT)]),
+    ("insert", &[("add", SAME)]),
+    ("install", &[("add", SAME), ("package", NEAR)]),
+    ("import", &[("add", HINT)]),
+    ("copy", &[("duplicate", NEAR)]),
+    ("duplicate", &[("copy", NEAR)]),
+    ("clone", &[("duplicate", SAME), ("copy", NEAR)]),
+    ("folder", &[("mkdir", NEAR), ("directory", NEAR)]),
+    ("directory", &[("mkdir", NEAR), ("folder", NEAR)]),
+    ("variant", &[("prefab", NEAR)]),
+    // Reading things.
+    ("show", &[("get", NEAR), ("list", NEAR)]),
+    ("display", &[("get", NEAR), ("list", NEAR)]),
+    ("read", &[("get", NEAR)]),
+    ("fetch", &[("get", SAME)]),
+    ("print", &[("get", HINT), ("log", HINT)]),
+    ("inspect", &[("get", HINT)]),
+    ("current", &[("get", HINT), ("status", HINT)]),
+    ("enumerate", &[("list", SAME)]),
+    ("every", &[("list", HINT), ("all", NEAR)]),
+    ("find", &[("search", NEAR)]),
+    ("search", &[("find", NEAR)]),
+    ("locate", &[("find", SAME)]),
+    ("lookup", &[("find", NEAR), ("docs", HINT)]),
+    ("look", &[("find", HINT)]),
+    ("progress", &[("status", NEAR)]),
+    ("finished", &[("status", NEAR)]),
+    ("done", &[("status", NEAR)]),
+    // Changing things.
+    ("change", &[("set", NEAR)]),
+    ("modify", &[("set", NEAR)]),
+    ("update", &[("set", NEAR)]),
+    ("adjust", &[("set", NEAR)]),
+    ("tweak", &[("set", NEAR)]),
+    ("configure", &[("set", NEAR), ("setting", HINT)]),
+    ("assign", &[("set", NEAR)]),
+    ("switch", &[("set", NEAR)]),
+    ("turn", &[("set", HINT)]),
+    ("increase", &[("set", NEAR)]),
+    ("decrease", &[("set", NEAR)]),
+    ("rename", &[("set", NEAR), ("name", SAME)]),
+    ("reparent", &[("set", NEAR), ("parent", SAME)]),
+    ("unparent", &[("set", NEAR), ("parent", SAME)]),
+    ("hide", &[("active", NEAR)]),
+    ("deactivate", &[("active", SAME), ("set", HINT)]),
+    ("activate", &[("active", SAME), ("set", HINT)]),
+    ("teleport", &[("move", SAME), ("position", NEAR)]),
+    ("place", &[("position", NEAR), ("move", HINT)]),
+    ("rotate", &[("rotation", SAME), ("transform", NEAR)]),
+    ("rotation", &[("transform", NEAR)]),
+    ("scale", &[("transform", NEAR)]),
+    ("position", &[("transform", NEAR)]),
+    ("resize", &[("size", SAME), ("rect", HINT), ("scale", NEAR)]),
+    ("open", &[("load", SAME), ("focus", HINT)]),
+    ("start", &[("enable", NEAR), ("begin", NEAR)]),
+    ("begin", &[("start", SAME)]),
+    ("stop", &[("disable", NEAR), ("cancel", NEAR)]),
+    ("abort", &[("cancel", SAME)]),
+    ("halt", &[("stop", SAME), ("cancel", NEAR)]),
+    ("exit", &[("stop", SAME)]),
+    ("leave", &[("stop", NEAR)]),
+    ("quit", &[("stop", SAME)]),
+    ("release", &[("up", NEAR), ("pointer", NEAR)]),
+    ("enable", &[("active", HINT)]),
+    ("disable", &[("active", HINT)]),
+    // Editor and play mode.
+    ("playmode", &[("play", SAME)]),
+    ("editmode", &[("edit", HINT)]),
+    ("select", &[("selection", SAME)]),
+    ("selected", &[("selection", SAME)]),
+    ("recompile", &[("compile", SAME), ("refresh", NEAR)]),
+    ("compile", &[("refresh", HINT)]),
+    ("reload", &[("refresh", NEAR)]),
+    ("reimport", &[("refresh", NEAR), ("import", NEAR)]),
+    // Capturing and reading output.
+    ("screenshot", &[("capture", NEAR)]),
+    ("capture", &[("screenshot", SAME)]),
+    ("snapshot", &[("screenshot", SAME)]),
+    ("screengrab", &[("screenshot", SAME)]),
+    ("picture", &[("screenshot", NEAR), ("image", NEAR)]),
+    ("image", &[("screenshot", NEAR)]),
+    ("png", &[("screenshot", NEAR)]),
+    ("grab", &[("capture", NEAR), ("screenshot", HINT)]),
+    ("log", &[("console", NEAR)]),
+    ("logs", &[("console", NEAR)]),
+    ("console", &[("log", NEAR)]),
+    ("error", &[("console", NEAR)]),
+    ("warning", &[("console", NEAR)]),
+    ("exception", &[("console", NEAR), ("error", NEAR)]),
+    ("stacktrace", &[("console", HINT)]),
+    // Packages.
+    ("upm", &[("package", SAME)]),
+    ("pkg", &[("package", SAME)]),
+    ("dependency", &[("deps", SAME)]),
+    ("dependencies", &[("deps", SAME)]),
+    ("depend", &[("deps", SAME)]),
+    ("reference", &[("deps", NEAR)]),
+    // Assets and rendering.
+    ("shader", &[("material", HINT)]),
+    ("material", &[("shader", HINT)]),
+    ("texture", &[("asset", HINT), ("import", HINT)]),
+    ("importer", &[("import", SAME)]),
+    ("lightmap", &[("lighting", NEAR), ("bake", NEAR)]),
+    ("lightmaps", &[("lighting", NEAR), ("bake", NEAR)]),
+    ("light", &[("lighting", NEAR)]),
+    ("navigation", &[("navmesh", SAME)]),
+    ("pathfinding", &[("navmesh", NEAR)]),
+    ("urp", &[("pipeline", NEAR), ("render", HINT)]),
+    ("hdrp", &[("pipeline", NEAR), ("render", HINT)]),
+    ("srp", &[("pipeline", NEAR)]),
+    (
+        "msaa",
+        &[("anti", NEAR), ("aliasing", NEAR), ("quality", HINT)],
+    ),
+    ("vsync", &[("quality", HINT)]),
+    ("sound", &[("audio", SAME)]),
+    ("volume", &[("audio", HINT)]),
+    (
+        "timestep",
+        &[("fixed", NEAR), ("delta", NEAR), ("time", NEAR)],
+    ),
+    ("gravity", &[("physics", HINT)]),
+    ("mono", &[("scripting", HINT), ("backend", HINT)]),
+    // Objects, components, UI.
+    ("object", &[("gameobject", NEAR)]),
+    ("objects", &[("gameobject", NEAR)]),
+    ("rigidbody", &[("component", HINT)]),
+    ("collider", &[("component", HINT)]),
+    ("script", &[("component", HINT)]),
+    ("behaviour", &[("component", HINT)]),
+    ("monobehaviour", &[("component", HINT)]),
+    ("canvas", &[("ui", NEAR)]),
+    ("button", &[("ui", HINT)]),
+    ("label", &[("ui", HINT), ("text", NEAR)]),
+    ("panel", &[("ui", HINT)]),
+    ("recttransform", &[("rect", SAME)]),
+    ("animator", &[("animation", NEAR), ("controller", NEAR)]),
+    ("anim", &[("animation", SAME), ("clip", NEAR)]),
+    ("keyframe", &[("key", NEAR), ("curve", NEAR)]),
+    ("keyframes", &[("key", NEAR), ("curve", NEAR)]),
+    ("cutscene", &[("timeline", NEAR)]),
+    ("sequence", &[("timeline", HINT)]),
+    // Code and reflection.
+    ("csharp", &[("code", NEAR), ("exec", NEAR)]),
+    ("snippet", &[("code", NEAR)]),
+    ("execute", &[("exec", SAME), ("run", NEAR)]),
+    ("eval", &[("exec", NEAR), ("code", NEAR)]),
+    ("function", &[("method", SAME)]),
+    ("class", &[("type", NEAR)]),
+    ("struct", &[("type", NEAR)]),
+    ("dll", &[("assembly", SAME)]),
+    ("dlls", &[("assembly", SAME)]),
+    ("namespace", &[("type", HINT)]),
+    ("doc", &[("docs", SAME)]),
+    ("documentation", &[("docs", SAME)]),
+    ("manual", &[("docs", NEAR)]),
+    ("api", &[("docs", HINT)]),
+    // Tests, profiling, input.
+    ("unittest", &[("test", SAME)]),
+    ("nunit", &[("test", NEAR)]),
+    ("cpu", &[("profiler", NEAR)]),
+    ("gpu", &[("profiler", NEAR)]),
+    ("fps", &[("profiler", NEAR), ("stats", NEAR)]),
+    ("performance", &[("profiler", NEAR)]),
+    ("perf", &[("profiler", NEAR)]),
+    ("lag", &[("profiler", NEAR)]),
+    ("slow", &[("profiler", HINT)]),
+    ("spike", &[("profiler", NEAR)]),
+    ("memory", &[("profiler", HINT)]),
+    ("tap", &[("click", SAME)]),
+    ("touch", &[("pointer", NEAR)]),
+    ("cursor", &[("mouse", NEAR), ("pointer", NEAR)]),
+    ("key", &[("keyboard", NEAR)]),
+    ("keypress", &[("keyboard", SAME)]),
+    ("type", &[("keyboard", HINT)]),
+    ("hotkey", &[("keyboard", NEAR)]),
+];
+
+/// Expansions keyed by the stem of the query word.
+fn table() -> &'static HashMap<String, Vec<(String, f32)>> {
+    static TABLE_STEMMED: OnceLock<HashMap<String, Vec<(String, f32)>>> = OnceLock::new();
+    TABLE_STEMMED.get_or_init(|| {
+        let mut m: HashMap<String, Vec<(String, f32)>> = HashMap::new();
+        for (word, targets) in TABLE {
+            let entry = m.entry(stem(word)).or_default();
+            for (t, w) in *targets {
+                let t = stem(t);
+                match entry.iter_mut().find(|(x, _)| *x == t) {
+                    Some(e) => e.1 = e.1.max(*w),
+                    None => entry.push((t, *w)),
+                }
+            }
+        }
+        m
+    })
+}
+
+/// The catalog terms a query term stands for, with their weights (empty if none).
+pub(crate) fn expand(term: &str) -> &'static [(String, f32)] {
+    table().get(term).map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// Every query-side stem the table knows; typo correction may land on these too.
+pub(crate) fn known_terms() -> impl Iterator<Item = &'static str> {
+    table().keys().map(String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansions_are_stemmed_and_weaker_than_exact() {
+        let e = expand(&stem("destroying"));
+        assert!(e.iter().any(|(t, _)| *t == stem("delete")));
+        for (_, targets) in table() {
+            for (_, w) in targets {
+                assert!(*w > 0.0 && *w < 1.0);
+            }
+        }
+        assert!(expand("nonexistentword").is_empty());
+    }
+}
