@@ -37,9 +37,13 @@ pub fn heartbeat_file_name(project_path: &str) -> String {
 /// separators cleaned lexically, trailing `/` removed, lowercased on Windows.
 pub fn normalize_project_path(path: &str, flavor: PathFlavor) -> String {
     let unified = path.trim().replace('\\', "/");
-    let absolute = unified.starts_with('/');
+    let (volume, rest) = match flavor {
+        PathFlavor::Windows => split_windows_volume(&unified),
+        PathFlavor::Unix => ("", unified.as_str()),
+    };
+    let absolute = rest.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
-    for seg in unified.split('/') {
+    for seg in rest.split('/') {
         match seg {
             "" | "." => {}
             ".." => {
@@ -52,10 +56,16 @@ pub fn normalize_project_path(path: &str, flavor: PathFlavor) -> String {
             s => parts.push(s),
         }
     }
-    let mut out = if absolute {
+    let cleaned = if absolute {
         format!("/{}", parts.join("/"))
     } else {
         parts.join("/")
+    };
+    let mut out = if volume.is_empty() {
+        cleaned
+    } else {
+        // `C:/` names the drive root; like the Connector and Go we drop its trailing slash.
+        format!("{volume}{}", cleaned.trim_end_matches('/'))
     };
     if out.is_empty() {
         out.push('.');
@@ -64,6 +74,26 @@ pub fn normalize_project_path(path: &str, flavor: PathFlavor) -> String {
         PathFlavor::Windows => out.to_lowercase(),
         PathFlavor::Unix => out,
     }
+}
+
+/// Splits a (slash-unified) Windows path into its volume and the rest: `C:` for a drive, or
+/// `//server/share` for a UNC path. The volume is a root `..` never climbs above, and a UNC share
+/// keeps its two leading slashes, as in Go's `filepath.Clean` and .NET's full paths
+/// (vectors/project-identity.json). Anything else has no volume.
+fn split_windows_volume(p: &str) -> (&str, &str) {
+    let b = p.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return p.split_at(2);
+    }
+    if let Some(after) = p.strip_prefix("//") {
+        let mut it = after.splitn(3, '/');
+        if let (Some(server), Some(share)) = (it.next(), it.next()) {
+            if !server.is_empty() && !share.is_empty() {
+                return p.split_at(2 + server.len() + 1 + share.len());
+            }
+        }
+    }
+    ("", p)
 }
 
 /// `sha256:` + hex SHA-256 of the normalized project path.

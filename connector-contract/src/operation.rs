@@ -26,7 +26,7 @@ impl OperationId {
         }
         let ok = s
             .chars()
-            .all(|c| (c as u32) <= 0xFFFF && (c.is_alphanumeric() || c == '_' || c == '-'));
+            .all(|c| (c as u32) <= 0xFFFF && (is_letter_or_digit(c) || c == '_' || c == '-'));
         if !ok {
             return Err(OperationIdError::Character);
         }
@@ -47,6 +47,22 @@ impl OperationId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// .NET `char.IsLetterOrDigit`: general category L* or Nd. Not `char::is_alphanumeric`, which
+/// also admits other numbers (superscripts), letter numbers (roman numerals) and alphabetic marks
+/// that the Connector rejects (vectors/operation-ids.json).
+fn is_letter_or_digit(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    matches!(
+        get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::DecimalNumber
+    )
 }
 
 impl fmt::Display for OperationId {

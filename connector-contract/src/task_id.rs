@@ -29,7 +29,8 @@ pub struct DurableTaskId {
     pub u: String,
     /// The operation id that started the job.
     pub o: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Left out of the encoding when absent or empty, as Go does (`omitempty`).
+    #[serde(default, skip_serializing_if = "action_is_empty")]
     pub a: Option<String>,
     /// Creation time, Unix ms.
     pub c: i64,
@@ -45,6 +46,10 @@ pub enum TaskIdError {
     Encoding,
     #[error("task id field `{0}` is invalid")]
     Field(&'static str),
+}
+
+fn action_is_empty(a: &Option<String>) -> bool {
+    a.as_deref().is_none_or(str::is_empty)
 }
 
 fn id_ok(s: &str) -> bool {
@@ -67,7 +72,24 @@ impl DurableTaskId {
         let bytes = URL_SAFE_NO_PAD
             .decode(body)
             .map_err(|_| TaskIdError::Encoding)?;
-        let t: DurableTaskId = serde_json::from_slice(&bytes).map_err(|_| TaskIdError::Encoding)?;
+        let raw: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|_| TaskIdError::Encoding)?;
+        // Kind and port are checked on the raw JSON so that an out-of-range value is reported
+        // as that field, not as an undecodable id (vectors/task-id-decode.json).
+        if !matches!(
+            raw.get("k").and_then(|k| k.as_str()),
+            Some("test" | "package")
+        ) {
+            return Err(TaskIdError::Field("k"));
+        }
+        if !raw
+            .get("p")
+            .and_then(|p| p.as_u64())
+            .is_some_and(|p| (1..=65535).contains(&p))
+        {
+            return Err(TaskIdError::Field("p"));
+        }
+        let t: DurableTaskId = serde_json::from_value(raw).map_err(|_| TaskIdError::Encoding)?;
         if t.v != 2 {
             return Err(TaskIdError::Field("v"));
         }

@@ -1,0 +1,41 @@
+"""Project identity (connector-protocol.md sections 1.2, 1.8, 6.3), derived independently.
+
+* heartbeat file name: first 16 lowercase hex digits of MD5 over the UTF-8 projectPath exactly as
+  published, plus ".json";
+* normalized path: trimmed, cleaned lexically ('.', '..', repeated separators), forward slashes,
+  no trailing slash, lowercased on Windows. The Connector turns '\\' into '/' on every OS, so a
+  Unix path's backslash is a separator here too (the Connector is the side that publishes the id);
+* project_id: "sha256:" + hex SHA-256 of the UTF-8 normalized path;
+* ledger directory: project_id with ':' replaced by '_'.
+"""
+
+import hashlib
+import ntpath
+import posixpath
+
+
+def heartbeat_file_name(project_path):
+    return hashlib.md5(project_path.encode("utf-8")).hexdigest()[:16] + ".json"
+
+
+def normalize(path, flavor):
+    p = path.strip(" \t\n\r")
+    if flavor == "unix":
+        p = posixpath.normpath(p.replace("\\", "/"))
+        if p.startswith("//"):  # POSIX normpath keeps exactly two leading slashes; Go's Clean does not
+            p = "/" + p.lstrip("/")
+        return p
+    if flavor == "windows":
+        p = ntpath.normpath(p).replace("\\", "/")
+        if len(p) > 3 and p.endswith("/"):
+            p = p.rstrip("/")
+        return p.lower()
+    raise ValueError(flavor)
+
+
+def project_id(path, flavor):
+    return "sha256:" + hashlib.sha256(normalize(path, flavor).encode("utf-8")).hexdigest()
+
+
+def ledger_dir(pid):
+    return pid.replace(":", "_")
