@@ -83,21 +83,33 @@ impl CatalogSnapshot {
 }
 
 /// Loads the catalog of the client's Editor: the cached one for this exact project, feature set
-/// and epoch when present, otherwise a verified fetch (strict, or legacy listing adapted), which
-/// is then stored. Cache write failures are logged, never fatal.
+/// and epoch when present, otherwise [`refresh`].
 pub async fn load(
     client: &ConnectorClient,
     cache: Option<&CatalogCache>,
 ) -> Result<CatalogSnapshot, ConnectorError> {
     let instance = client.instance();
-    let features =
-        CacheKey::normalize_features(instance.heartbeat.features.as_deref().unwrap_or_default());
-    let project_id = instance.project_id();
-    let snapshot = if instance.heartbeat.supports_strict_catalog() {
-        let epoch = instance.domain_epoch().unwrap_or_default().to_string();
-        if let Some(hit) = cache.and_then(|c| c.lookup(&project_id, &features, &epoch)) {
+    if instance.heartbeat.supports_strict_catalog() {
+        let features = CacheKey::normalize_features(
+            instance.heartbeat.features.as_deref().unwrap_or_default(),
+        );
+        let epoch = instance.domain_epoch().unwrap_or_default();
+        if let Some(hit) = cache.and_then(|c| c.lookup(&instance.project_id(), &features, epoch)) {
             return Ok(hit);
         }
+    }
+    refresh(client, cache).await
+}
+
+/// Fetches and verifies the catalog from the Editor, ignoring any cached copy (strict, or the
+/// legacy listing adapted), then stores it. Cache write failures are logged, never fatal.
+pub async fn refresh(
+    client: &ConnectorClient,
+    cache: Option<&CatalogCache>,
+) -> Result<CatalogSnapshot, ConnectorError> {
+    let instance = client.instance();
+    let project_id = instance.project_id();
+    let snapshot = if instance.heartbeat.supports_strict_catalog() {
         let fetched = client.fetch_catalog().await?;
         CatalogSnapshot {
             key: CacheKey {
@@ -125,7 +137,14 @@ pub async fn load(
         CatalogSnapshot {
             key: CacheKey {
                 project_id: project_id.clone(),
-                features,
+                features: CacheKey::normalize_features(
+                    listing
+                        .instance
+                        .heartbeat
+                        .features
+                        .as_deref()
+                        .unwrap_or_default(),
+                ),
                 domain_epoch: catalog.domain_epoch.clone(),
                 catalog_hash: catalog.catalog_hash.clone(),
             },

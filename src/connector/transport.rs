@@ -177,3 +177,16 @@ pub fn status_label(status: u16) -> String {
         .unwrap_or("unknown status")
         .to_string()
 }
+
+/// Whether something accepts TCP connections on `127.0.0.1:<port>` within `limit`. Used by
+/// `status` for a stale heartbeat (§1.5): a cheap "is the listener there at all" probe that
+/// sends nothing.
+pub async fn tcp_probe(port: u16, limit: Duration) -> bool {
+    if port == 0 {
+        return false;
+    }
+    matches!(
+        tokio::time::timeout(limit, tokio::net::TcpStream::connect((LOOPBACK_HOST, port))).await,
+        Ok(Ok(_))
+    )
+}
