@@ -87,6 +87,35 @@ const ENTRY_FIELDS: [Field; 6] = [
     }, // enum / const string values
 ];
 
+/// Added when every word of an action's name is in the query ("remove the Ignore layer" names
+/// `remove_layer`), times the mean weight of the matching forms. Bag-of-words scoring saturates a
+/// name's words together with the same words in prose; a whole-name match deserves more.
+const ENTRY_NAME_COVERED: f32 = 2.0;
+/// The same for a tool's name ("describe the shader" names `describe_shader`).
+const TOOL_NAME_COVERED: f32 = 2.0;
+
+/// A question ("what is the master volume", "is the bake done?") asks to read something: read-only
+/// entries get this factor. Polite requests ("can you delete…") do not open with these words.
+const QUESTION_READ_ONLY_FACTOR: f32 = 1.25;
+
+/// Words that open a question.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "which", "where", "who", "whose", "how", "is", "are", "does", "do", "did", "was",
+    "were", "has", "have", "any", "whats", "why",
+];
+
+/// Whether the query is phrased as a question.
+fn is_question(query: &str) -> bool {
+    let q = query.trim();
+    q.ends_with('?')
+        || q.split_whitespace()
+            .next()
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
+/// Weight of "position" for a vector written in the query.
+const VECTOR_WEIGHT: f32 = 0.6;
+
 /// Weight of a query word's typo correction, relative to the word.
 const TYPO_WEIGHT: f32 = 0.6;
 
@@ -155,6 +184,8 @@ struct ToolMeta {
     arbitrary_code: bool,
     /// Range of this tool's entries in `entries`.
     entries: std::ops::Range<u32>,
+    /// Distinct terms of the tool's name.
+    name_terms: Vec<u32>,
     action_names: Vec<String>,
     summary: String,
     safety: CompactSafety,
@@ -164,6 +195,10 @@ struct ToolMeta {
 struct Entry {
     tool: u32,
     action: Option<String>,
+    /// Distinct terms of the operation name.
+    name_terms: Vec<u32>,
+    /// The entry's own safety is read-only (before tool-level rules that arguments may trigger).
+    reads: bool,
     summary: String,
     safety: CompactSafety,
 }
@@ -207,17 +242,17 @@ impl Scratch {
     }
 }
 
-/// Does the tool's own schema let it run without an action?
+/// Is the tool itself an operation, besides its actions? Yes when it has no actions, or when its
+/// tool-level schema has no `action` property at all (`run_tests` runs tests, `menu` runs a menu
+/// item; their actions are side operations). A tool whose schema merely makes `action` optional
+/// (`profiler`) just defaults to one of its actions, so it gets no entry of its own.
 fn callable_without_action(tool: &ToolEntry) -> bool {
-    if tool.actions.is_empty() {
-        return true;
-    }
-    let required = tool
-        .input_schema
-        .get("required")
-        .and_then(Value::as_array)
-        .is_some_and(|r| r.iter().any(|v| v.as_str() == Some("action")));
-    !required
+    tool.actions.is_empty()
+        || tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.get("action"))
+            .is_none()
 }
 
 /// Text of one input schema's parameters: names, descriptions, accepted string values.
@@ -307,6 +342,27 @@ impl VocabBuilder {
             })
             .collect()
     }
+
+    fn name_terms(&mut self, name: &str) -> Vec<u32> {
+        let mut ids = self.ids(name);
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
+
+/// The mean weight with which the query covers every term of `name`, if it covers them all.
+/// `query` is sorted by term and holds each term's best weight.
+fn covered(name: &[u32], query: &[(u32, f32)]) -> Option<f32> {
+    if name.is_empty() {
+        return None;
+    }
+    let mut sum = 0.0;
+    for t in name {
+        let i = query.binary_search_by_key(t, |q| q.0).ok()?;
+        sum += query[i].1;
+    }
+    Some(sum / name.len() as f32)
 }
 
 impl SearchIndex {
@@ -344,6 +400,8 @@ impl SearchIndex {
                 entries.push(Entry {
                     tool: ti as u32,
                     action: None,
+                    name_terms: vb.name_terms(&tool.name),
+                    reads: tool.safety.read_only,
                     summary: first_sentence(&tool.description),
                     safety: CompactSafety::of(tool, None),
                 });
@@ -366,6 +424,8 @@ impl SearchIndex {
                 entries.push(Entry {
                     tool: ti as u32,
                     action: Some(action.name.clone()),
+                    name_terms: vb.name_terms(&action.name),
+                    reads: action.safety.read_only,
                     summary,
                     safety: CompactSafety::of(tool, Some(&action.name)),
                 });
@@ -375,6 +435,7 @@ impl SearchIndex {
                 profiles: tool.profiles.clone(),
                 arbitrary_code: tool.is_arbitrary_code(),
                 entries: first..entries.len() as u32,
+                name_terms: vb.name_terms(&tool.name),
                 action_names: tool.actions.iter().map(|a| a.name.clone()).collect(),
                 summary: first_sentence(&tool.description),
                 safety: CompactSafety::of(tool, None),
@@ -456,6 +517,15 @@ impl SearchIndex {
             }
             groups.push(g);
         }
+        // A vector ("to 0,1,0", "at 400, 300") is a position argument.
+        if let Some(v) = text::vector(query) {
+            let mut g = Group {
+                surface: v,
+                forms: Vec::new(),
+            };
+            add_form(&mut g, &text::stem("position"), VECTOR_WEIGHT);
+            groups.push(g);
+        }
         // camelCase runs as typed ("AddComponent" → addcomponent) join their own group.
         for w in words.iter().filter(|w| w.joined) {
             if let Some(t) = text::term_of(&w.surface) {
@@ -519,6 +589,20 @@ impl SearchIndex {
         let mut es = Scratch::new(self.entries.len());
         Self::score_level(&self.entry_level, &groups, &mut es);
 
+        let question = is_question(query);
+        // Every query form with its best weight, for whole-name matches.
+        let mut forms: Vec<(u32, f32)> = groups
+            .iter()
+            .flat_map(|g| g.forms.iter().copied())
+            .collect();
+        forms.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        forms.dedup_by_key(|f| f.0);
+        let tool_part = |t: u32| {
+            let meta = &self.tools[t as usize];
+            ts.total[t as usize]
+                + covered(&meta.name_terms, &forms).map_or(0.0, |w| TOOL_NAME_COVERED * w)
+        };
+
         // (score, tool, entry or None for a tool-only hit)
         let mut ranked: Vec<(f32, u32, Option<u32>)> = Vec::new();
         let mut tool_has_entry_hit = vec![false; 0];
@@ -530,11 +614,13 @@ impl SearchIndex {
                 continue;
             }
             tool_has_entry_hit[entry.tool as usize] = true;
-            ranked.push((
-                ts.total[entry.tool as usize] + es.total[e as usize],
-                entry.tool,
-                Some(e),
-            ));
+            let own = es.total[e as usize]
+                + covered(&entry.name_terms, &forms).map_or(0.0, |w| ENTRY_NAME_COVERED * w);
+            let mut score = tool_part(entry.tool) + own;
+            if question && entry.reads {
+                score *= QUESTION_READ_ONLY_FACTOR;
+            }
+            ranked.push((score, entry.tool, Some(e)));
         }
         for &t in &ts.touched_total {
             let tool = &self.tools[t as usize];
@@ -545,7 +631,7 @@ impl SearchIndex {
             // Prefer the tool's own callable entry when it has one.
             let own = (tool.entries.start..tool.entries.end)
                 .find(|&e| self.entries[e as usize].action.is_none());
-            ranked.push((ts.total[t as usize], t, own));
+            ranked.push((tool_part(t), t, own));
         }
 
         let order = |a: &(f32, u32, Option<u32>), b: &(f32, u32, Option<u32>)| {

@@ -85,10 +85,13 @@ fn fixture() -> Vec<ToolEntry> {
             action(
                 "create",
                 "Create an object.",
-                &[(
-                    "primitive",
-                    json!({"type": "string", "enum": ["cube", "sphere"], "description": "shape"}),
-                )],
+                &[
+                    (
+                        "primitive",
+                        json!({"type": "string", "enum": ["cube", "sphere"], "description": "shape"}),
+                    ),
+                    ("position", s("where")),
+                ],
                 Write,
             ),
             action(
@@ -124,8 +127,12 @@ fn fixture() -> Vec<ToolEntry> {
             json!({"type": "string", "enum": ["EditMode", "PlayMode"], "description": "platform"}),
         )],
     );
-    // Like the real run_tests: callable without an action.
+    // Like the real run_tests: the tool-level schema has no `action`, so the tool itself runs.
     run_tests.input_schema["required"] = json!(["mode"]);
+    run_tests.input_schema["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("action");
     let mut console = tool(
         "console",
         "Reads Editor console entries.",
@@ -219,6 +226,38 @@ fn tools_callable_without_an_action_answer_with_none() {
 }
 
 #[test]
+fn an_optional_action_property_is_not_a_separate_operation() {
+    let mut tools = fixture();
+    // profiler-like: `action` optional, so a call without one runs a default action.
+    let go = tools
+        .iter_mut()
+        .find(|t| t.name == "manage_gameobject")
+        .unwrap();
+    go.input_schema["required"] = json!([]);
+    let idx = SearchIndex::build(&tools);
+    let hits = idx.search("destroy the object", 10, &SearchFilter::everything());
+    assert!(
+        hits.iter()
+            .filter(|h| h.tool == "manage_gameobject")
+            .all(|h| h.action.is_some())
+    );
+}
+
+#[test]
+fn questions_prefer_reading_and_vectors_mean_position() {
+    let idx = SearchIndex::build(&fixture());
+    // Both entries of run_tests match "tests"; a question tips to the read-only one.
+    assert_eq!(
+        top(&idx, "which tests are there?").1.as_deref(),
+        Some("list")
+    );
+    // Only `create` takes a position.
+    let hits = idx.search("an object at 0,5,0", 1, &SearchFilter::everything());
+    assert_eq!(hits[0].action.as_deref(), Some("create"));
+    assert!(hits[0].matched_terms.contains(&"0,5,0".to_string()));
+}
+
+#[test]
 fn legacy_and_custom_tools_match_on_name_and_description() {
     let idx = SearchIndex::build(&fixture());
     let hits = idx.search("spawn a wave of enemies", 5, &SearchFilter::everything());
@@ -277,7 +316,7 @@ fn ties_break_by_tool_then_action_and_results_are_stable() {
 #[test]
 fn empty_and_stopword_queries_return_nothing() {
     let idx = SearchIndex::build(&fixture());
-    for q in ["", "   ", "the of a", "0,1,0"] {
+    for q in ["", "   ", "the of a", "42"] {
         assert!(
             idx.search(q, 5, &SearchFilter::everything()).is_empty(),
             "{q:?}"

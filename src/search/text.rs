@@ -241,6 +241,57 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The first vector written in `text`: two or three numbers separated by commas, optionally
+/// signed, decimal, spaced or parenthesized (`0,1,0`, `(400, 300)`, `0,-9.81,0`).
+pub(crate) fn vector(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let number = |mut i: usize| -> Option<usize> {
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+            i += 1;
+        }
+        (i > start && b[start..i].iter().any(u8::is_ascii_digit)).then_some(i)
+    };
+    let mut at = 0;
+    while at < b.len() {
+        let boundary = at == 0 || !b[at - 1].is_ascii_alphanumeric();
+        if boundary && let Some(mut end) = number(at) {
+            let mut count = 1;
+            loop {
+                let mut j = end;
+                while j < b.len() && b[j] == b' ' {
+                    j += 1;
+                }
+                if j >= b.len() || b[j] != b',' {
+                    break;
+                }
+                j += 1;
+                while j < b.len() && b[j] == b' ' {
+                    j += 1;
+                }
+                match number(j) {
+                    Some(e) => {
+                        end = e;
+                        count += 1;
+                    }
+                    None => break,
+                }
+            }
+            let followed_by_letter = end < b.len() && b[end].is_ascii_alphabetic();
+            if (2..=3).contains(&count) && !followed_by_letter {
+                return Some(text[at..end].to_string());
+            }
+            at = end.max(at + 1);
+        } else {
+            at += 1;
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +353,16 @@ mod tests {
         }
         assert_eq!(stem("physics"), "physics");
         assert_eq!(stem("status"), "status");
+    }
+
+    #[test]
+    fn vectors_are_recognized() {
+        assert_eq!(vector("move the player to 0,1,0").as_deref(), Some("0,1,0"));
+        assert_eq!(vector("at (400, 300) please").as_deref(), Some("400, 300"));
+        assert_eq!(vector("gravity 0,-9.81,0").as_deref(), Some("0,-9.81,0"));
+        assert_eq!(vector("duplicate the tree 10 times"), None);
+        assert_eq!(vector("1,2,3,4"), None);
+        assert_eq!(vector("il2cpp, 512"), None);
     }
 
     #[test]
