@@ -29,6 +29,9 @@ pub struct FetchedCatalog {
     pub canonical_text: String,
     /// The heartbeat whose epoch the catalog matched.
     pub instance: Instance,
+    /// Fields this client does not know (`tools[3].foo`), outside schemas. A newer Connector
+    /// may add some; the hash covers them, so they are kept and reported rather than refused.
+    pub unknown_fields: Vec<String>,
 }
 
 /// What a legacy Connector says about its tools: the `data` of `list {"tool": name}` for every
@@ -152,6 +155,7 @@ async fn verify(
     data_value: Value,
 ) -> Result<FetchedCatalog, ConnectorError> {
     let computed = canonical::catalog_hash_json(data_json);
+    let raw = data_value.clone();
     let catalog: Catalog = serde_json::from_value(data_value)
         .map_err(|e| ConnectorError::CatalogInvalid(format!("malformed catalog: {e}")))?;
     if computed != catalog.catalog_hash {
@@ -187,9 +191,61 @@ async fn verify(
         }
     }
     let canonical_text = canonical::write_canonical(data_json, NumberMode::Literal);
+    let known = serde_json::to_value(&catalog).unwrap_or(Value::Null);
+    let mut unknown_fields = Vec::new();
+    unknown_keys(&raw, &known, "", &mut unknown_fields);
+    if !unknown_fields.is_empty() {
+        tracing::warn!(
+            fields = %unknown_fields.join(", "),
+            "the catalog has fields this client does not know; they are ignored"
+        );
+    }
     Ok(FetchedCatalog {
         catalog,
         canonical_text,
         instance,
+        unknown_fields,
     })
+}
+
+/// Keys present in `raw` but absent from `known` (our re-serialization), skipping the opaque
+/// parts: schemas and rule conditions.
+fn unknown_keys(raw: &Value, known: &Value, at: &str, out: &mut Vec<String>) {
+    match (raw, known) {
+        (Value::Object(r), Value::Object(k)) => {
+            for (key, rv) in r {
+                let path = if at.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{at}.{key}")
+                };
+                match k.get(key) {
+                    None => out.push(path),
+                    Some(_)
+                        if matches!(key.as_str(), "input_schema" | "output_schema" | "when") => {}
+                    Some(kv) => unknown_keys(rv, kv, &path, out),
+                }
+            }
+        }
+        (Value::Array(r), Value::Array(k)) => {
+            for (i, (rv, kv)) in r.iter().zip(k).enumerate() {
+                unknown_keys(rv, kv, &format!("{at}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn unknown_keys_are_listed_outside_schemas() {
+        let raw = serde_json::json!({"a": 1, "tools": [{"name": "x", "extra": true,
+            "input_schema": {"anything": 1}}], "new_top": 2});
+        let known = serde_json::json!({"a": 1, "tools": [{"name": "x", "input_schema": {}}]});
+        let mut out = Vec::new();
+        unknown_keys(&raw, &known, "", &mut out);
+        assert_eq!(out, ["new_top", "tools[0].extra"]);
+    }
 }

@@ -555,3 +555,6 @@ fn decode(raw: RawResponse) -> Result<Envelope, ConnectorError> {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests;
