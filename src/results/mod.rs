@@ -1,3 +1,96 @@
-//! (module being written by the results-cache helper: the spill store for oversized results,
-//! credential screening, `hera-result://` resource links. The MCP server calls its API; do not
-//! edit this module from elsewhere.)
+//! Results that reach the agent: inline, spilled to a local cache with a preview, or withheld.
+//!
+//! A pure library: no MCP types and no HTTP. The `mcp` module maps these values onto rmcp
+//! (`structuredContent`, `resource_link`, `resources/list`, `resources/read`).
+//!
+//! # Layout
+//! - `shape`: [`shape_result`] decides Inline / Spilled / Withheld for one Connector result,
+//!   with the [`InlineCap`] (`HERA_MCP_MAX_INLINE_BYTES`, default 16 KiB of compact JSON).
+//! - `screen`: credential screening, run on **every** result.
+//! - `preview`: the bounded preview of a spilled or withheld result (counts, first items, the
+//!   pointers of the big arrays).
+//! - `store`: [`ResultStore`], the TTL- and byte-capped cache under
+//!   `<home>/.hera-agent-unity/results/<project-hex>/` (zstd, 0700/0600, atomic writes,
+//!   SHA-256 verified on every read, least-recently-used eviction per project).
+//! - `uri`: `hera-result://<project-hex>/<id>` handles and their ranges, parsed strictly.
+//! - `schema`: [`envelope_output_schema`], the one closed output schema every shape fits.
+//!
+//! # The shapes (all valid against [`envelope_output_schema`])
+//! - **Inline**: the envelope unchanged.
+//! - **Spilled**: `success`, `message`, `code`, `suggestions`, `agent_hint`, `operation_id`,
+//!   `timings`, `diagnostics` as the Editor sent them (bounded), no `data`, and
+//!   `result: {status:"spilled", reason:"over_inline_cap", uri, byte_size, sha256, mime_type,
+//!   inline_cap, expires_at_ms, preview, detail, next_steps}`. `isError = !success`.
+//! - **Withheld**: `code: "RESULT_WITHHELD"`, our own `message`, `operation_id`, `timings`, and
+//!   `result: {status:"withheld", reason, detail, next_steps, byte_size, original_code?,
+//!   findings?/findings_total? (credentials), preview? (other reasons), inline_cap?}`.
+//!   `success` stays `true` for a successful call that is not known to be read-only (the change
+//!   happened; do not invite a retry); otherwise `false`.
+//!
+//! Reasons: `over_inline_cap` (spilled), `credential_shaped`, `arbitrary_code_output`,
+//! `safety_unresolved`, `storage_failed` (withheld).
+//!
+//! # Reads and ranges
+//! [`ResultStore::read`] takes a handle and an optional [`ReadRange`]; the handle may carry the
+//! range itself, which is how `resources/read` (which has only a `uri`) asks for one:
+//! - `hera-result://<p>/<id>`: the whole stored JSON (the full envelope), `application/json`.
+//! - `…?offset=N&length=M`: **bytes** `N..N+M` of that JSON text, snapped to whole UTF-8
+//!   characters, `text/plain` (a fragment).
+//! - `…?items=/data/items&offset=N&length=M`: **items** `N..N+M` of the array at the JSON
+//!   pointer, as `{"pointer","offset","length","total","items","next"}`, `application/json`.
+//!   `next` (also [`ServedRange::next_uri`]) is the handle of the following page, or `null`.
+//!
+//! Retention counts from the last write or read (default 24 h); the byte cap (default 64 MiB
+//! on disk) is per project.
+//!
+//! # Example
+//! ```no_run
+//! use hera_agent_unity::results::*;
+//! use serde_json::json;
+//!
+//! let store = ResultStore::new(std::path::Path::new("/home/me/.hera-agent-unity"), StoreConfig::from_env()?);
+//! let project = ProjectKey::from_project_id(
+//!     "sha256:eddb71bd6dcc1509ea1fe8ad4aa23d4e01088ce758c86fe03005fd7107de2a99")?;
+//! let envelope = json!({"success": true, "message": "Hierarchy", "data": {"items": vec![json!({"name": "Cube"}); 5000]}});
+//! let shaped = shape_result(&envelope, &ShapeContext {
+//!     safety: ResultSafety::Resolved { read_only: true, arbitrary_code: false },
+//!     cap: InlineCap::from_env()?,
+//!     store: &store,
+//!     project: &project,
+//!     label: "scene/hierarchy",
+//!     operation_id: None,
+//! });
+//! assert_eq!(shaped.shape, ResultShape::Spilled);
+//! let uri = shaped.link.unwrap().uri;
+//! let page = store.read(&format!("{uri}?items=/data/items&offset=0&length=100"), None)?;
+//! assert_eq!(page.range.unwrap().total, 5000);
+//! for entry in store.list(&project)? { println!("{} {} {}", entry.uri, entry.label, entry.summary); }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod preview;
+mod schema;
+mod screen;
+mod shape;
+mod store;
+mod uri;
+
+pub use preview::{PREVIEW_MAX_BYTES, preview, summary_line};
+pub use schema::{REASONS, STATUSES, envelope_output_schema};
+pub use screen::{
+    Finding, FindingKind, KEY_EXACT, KEY_SUFFIXES, Screening, is_credential_key, screen, value_kind,
+};
+pub use shape::{
+    DEFAULT_INLINE_CAP, INLINE_CAP_ENV, InlineCap, InlineCapError, MAX_INLINE_CAP, ResultLink,
+    ResultSafety, ResultShape, ShapeContext, ShapedResult, WITHHELD_CODE, shape_result,
+};
+pub use store::{
+    CAP_ENV, Clock, ConfigError, DEFAULT_PROJECT_CAP_BYTES, DEFAULT_RETENTION, JSON_MIME,
+    ListedResult, MAX_PAYLOAD_BYTES, PruneReport, RESULTS_DIR, RETENTION_ENV, RangeUnit,
+    ResultRead, ResultStore, ServedRange, SpoolMeta, StoreConfig, StoreError, StoredResult,
+    SystemClock,
+};
+pub use uri::{ProjectKey, ReadRange, ResultId, ResultUri, SCHEME, URI_TEMPLATE, UriError};
+
+#[cfg(test)]
+mod tests;

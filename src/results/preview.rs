@@ -1,0 +1,312 @@
+//! A bounded look at a result that did not fit inline.
+//!
+//! Why: a bare link makes the agent pay a second round trip just to learn what came back. The
+//! preview answers the usual first questions (how many, what keys, what does an item look like,
+//! where are the big arrays so I can page them) in at most [`PREVIEW_MAX_BYTES`] of JSON.
+//!
+//! The preview describes the envelope's `data` (where a tool's output lives). Array pointers are
+//! absolute (`/data/items`), so they can be used as-is in `?items=<pointer>` reads.
+
+use serde_json::{Map, Value, json};
+
+/// Upper bound of the serialized preview.
+pub const PREVIEW_MAX_BYTES: usize = 2048;
+/// How many items of the largest array are shown.
+pub const SAMPLE_ITEMS: usize = 3;
+
+const MAX_KEYS: usize = 16;
+const MAX_ARRAYS: usize = 5;
+const ARRAY_SEARCH_DEPTH: usize = 3;
+const ARRAY_SEARCH_NODES: usize = 2_000;
+const MAX_POINTER: usize = 200;
+const TEXT_CHARS: usize = 200;
+const SAMPLE_STRING_CHARS: usize = 80;
+const SAMPLE_KEYS: usize = 8;
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// First `n` characters, with `…` when something was cut.
+pub(crate) fn clip_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+    }
+}
+
+fn escape_segment(seg: &str) -> String {
+    seg.replace('~', "~0").replace('/', "~1")
+}
+
+/// Arrays reachable from `root` through object keys (and the root itself), largest first.
+fn arrays(root: &Value, root_pointer: &str) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    let mut queue = std::collections::VecDeque::from([(root_pointer.to_string(), root, 0usize)]);
+    let mut visited = 0;
+    while let Some((pointer, v, depth)) = queue.pop_front() {
+        visited += 1;
+        if visited > ARRAY_SEARCH_NODES {
+            break;
+        }
+        match v {
+            Value::Array(a) => found.push((pointer, a.len())),
+            Value::Object(o) if depth < ARRAY_SEARCH_DEPTH => {
+                for (k, child) in o {
+                    let p = format!("{pointer}/{}", escape_segment(k));
+                    if p.len() <= MAX_POINTER && (child.is_array() || child.is_object()) {
+                        queue.push_back((p, child, depth + 1));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Largest first; ties keep document (breadth-first) order.
+    found.sort_by(|a, b| b.1.cmp(&a.1));
+    found.truncate(MAX_ARRAYS);
+    found
+}
+
+/// A small stand-in for a value: strings clipped, containers cut to a few entries, and
+/// anything deeper than `depth` replaced by a count.
+fn shrink(v: &Value, depth: usize) -> Value {
+    match v {
+        Value::String(s) => Value::String(clip_chars(s, SAMPLE_STRING_CHARS)),
+        Value::Array(a) if depth == 0 => Value::String(format!("[{} items]", a.len())),
+        Value::Object(o) if depth == 0 => Value::String(format!("{{{} keys}}", o.len())),
+        Value::Array(a) => {
+            let mut out: Vec<Value> = a
+                .iter()
+                .take(SAMPLE_ITEMS)
+                .map(|x| shrink(x, depth - 1))
+                .collect();
+            if a.len() > SAMPLE_ITEMS {
+                out.push(Value::String(format!("…+{} more", a.len() - SAMPLE_ITEMS)));
+            }
+            Value::Array(out)
+        }
+        Value::Object(o) => {
+            let mut out: Map<String, Value> = o
+                .iter()
+                .take(SAMPLE_KEYS)
+                .map(|(k, x)| (clip_chars(k, 40), shrink(x, depth - 1)))
+                .collect();
+            if o.len() > SAMPLE_KEYS {
+                out.insert(
+                    "…".into(),
+                    Value::String(format!("+{} more keys", o.len() - SAMPLE_KEYS)),
+                );
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+fn size(v: &Value) -> usize {
+    serde_json::to_vec(v).map(|b| b.len()).unwrap_or(usize::MAX)
+}
+
+/// The first few items of the array at `pointer`, shrunk until the sample fits `budget`.
+fn sample(array: &[Value], pointer: &str, budget: usize) -> Option<Value> {
+    for depth in [2, 1, 0] {
+        for n in (1..=SAMPLE_ITEMS.min(array.len())).rev() {
+            let items: Vec<Value> = array.iter().take(n).map(|x| shrink(x, depth)).collect();
+            let s = json!({"pointer": pointer, "items": items});
+            if size(&s) <= budget {
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+/// The preview object (schema: `result.preview` in [`super::envelope_output_schema`]).
+pub fn preview(envelope: &Value) -> Value {
+    let Some(data) = envelope.get("data") else {
+        return json!({"data_type": "none"});
+    };
+    let mut out = Map::new();
+    out.insert("data_type".into(), type_name(data).into());
+    match data {
+        Value::Object(o) => {
+            out.insert("key_count".into(), o.len().into());
+            let keys: Vec<Value> = o
+                .keys()
+                .take(MAX_KEYS)
+                .map(|k| Value::String(clip_chars(k, 40)))
+                .collect();
+            out.insert("keys".into(), keys.into());
+        }
+        Value::Array(a) => {
+            out.insert("length".into(), a.len().into());
+        }
+        Value::String(s) => {
+            out.insert("length".into(), s.chars().count().into());
+            out.insert("text".into(), clip_chars(s, TEXT_CHARS).into());
+        }
+        _ => {}
+    }
+    let found = arrays(data, "/data");
+    if !found.is_empty() {
+        let list: Vec<Value> = found
+            .iter()
+            .map(|(p, n)| json!({"pointer": p, "length": n}))
+            .collect();
+        out.insert("arrays".into(), list.into());
+    }
+    if let Some((pointer, _)) = found.first().filter(|(_, n)| *n > 0) {
+        let budget = PREVIEW_MAX_BYTES.saturating_sub(size(&Value::Object(out.clone())) + 16);
+        if let Some(Value::Array(items)) = envelope.pointer(pointer) {
+            if let Some(s) = sample(items, pointer, budget) {
+                out.insert("sample".into(), s);
+            }
+        }
+    }
+    enforce_budget(out)
+}
+
+/// Keys and pointers can be long in bytes (multi-byte names); drop detail until the preview
+/// fits, least useful first.
+fn enforce_budget(mut out: Map<String, Value>) -> Value {
+    loop {
+        let fits = size(&Value::Object(out.clone())) <= PREVIEW_MAX_BYTES;
+        if fits {
+            return Value::Object(out);
+        }
+        if out.remove("sample").is_some() {
+            continue;
+        }
+        let shorten = |v: &mut Value| match v.as_array_mut() {
+            Some(a) if !a.is_empty() => {
+                a.pop();
+                true
+            }
+            _ => false,
+        };
+        if out.get_mut("keys").is_some_and(shorten) || out.get_mut("arrays").is_some_and(shorten) {
+            continue;
+        }
+        // Only `text` can be left (at most TEXT_CHARS characters): drop it as a last resort.
+        if out.remove("text").is_none() {
+            return Value::Object(out);
+        }
+    }
+}
+
+/// One line for listings: what the result holds, e.g. `object, 3 keys; /data/items: 5000 items`.
+pub fn summary_line(preview: &Value) -> String {
+    let ty = preview["data_type"].as_str().unwrap_or("none");
+    let mut s = match ty {
+        "none" => "no data".to_string(),
+        "object" => format!("object, {} keys", preview["key_count"]),
+        "array" => format!("array, {} items", preview["length"]),
+        "string" => format!("string, {} characters", preview["length"]),
+        other => other.to_string(),
+    };
+    if let Some(Value::Array(arrays)) = preview.get("arrays") {
+        for a in arrays.iter().take(2) {
+            if a["pointer"] != "/data" {
+                s.push_str(&format!(
+                    "; {}: {} items",
+                    a["pointer"].as_str().unwrap_or(""),
+                    a["length"]
+                ));
+            }
+        }
+    }
+    clip_chars(&s, 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn big_items(n: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| json!({"name": format!("GameObject {i}"), "id": i, "path": "x".repeat(500),
+                "children": (0..20).collect::<Vec<_>>(), "components": {"Transform": {"position": [i, 0, 0]}}}))
+            .collect()
+    }
+
+    #[test]
+    fn object_with_arrays() {
+        let env = json!({"success": true, "message": "ok", "data": {
+            "scene": "Main", "items": big_items(500), "tags": ["a", "b"], "nested": {"deep": [1, 2, 3]}}});
+        let p = preview(&env);
+        assert_eq!(p["data_type"], "object");
+        assert_eq!(p["key_count"], 4);
+        assert_eq!(
+            p["arrays"][0],
+            json!({"pointer": "/data/items", "length": 500})
+        );
+        assert_eq!(
+            p["arrays"][1],
+            json!({"pointer": "/data/nested/deep", "length": 3})
+        );
+        assert_eq!(p["sample"]["pointer"], "/data/items");
+        let items = p["sample"]["items"].as_array().unwrap();
+        assert!(!items.is_empty() && items.len() <= SAMPLE_ITEMS);
+        assert_eq!(items[0]["name"], "GameObject 0");
+        assert!(size(&p) <= PREVIEW_MAX_BYTES, "{}", size(&p));
+        assert_eq!(
+            summary_line(&p),
+            "object, 4 keys; /data/items: 500 items; /data/nested/deep: 3 items"
+        );
+    }
+
+    #[test]
+    fn root_array_string_and_none() {
+        let p = preview(&json!({"success": true, "message": "", "data": big_items(10)}));
+        assert_eq!(p["data_type"], "array");
+        assert_eq!(p["length"], 10);
+        assert_eq!(p["sample"]["pointer"], "/data");
+        assert_eq!(summary_line(&p), "array, 10 items");
+
+        let text = "é".repeat(5000);
+        let p = preview(&json!({"success": true, "message": "", "data": text}));
+        assert_eq!(p["length"], 5000);
+        assert_eq!(p["text"].as_str().unwrap().chars().count(), TEXT_CHARS + 1);
+
+        let p = preview(&json!({"success": true, "message": "x".repeat(100_000)}));
+        assert_eq!(p, json!({"data_type": "none"}));
+    }
+
+    #[test]
+    fn always_bounded() {
+        // Wide keys and huge items still give a bounded preview.
+        let mut wide = Map::new();
+        for i in 0..1000 {
+            wide.insert(format!("{}{i}", "k".repeat(300)), json!(vec![i; 50]));
+        }
+        let env = json!({"success": true, "message": "", "data": wide});
+        assert!(size(&preview(&env)) <= PREVIEW_MAX_BYTES);
+        let mut wide = Map::new();
+        for i in 0..40 {
+            wide.insert(format!("{}{i}", "鍵".repeat(60)), json!([i]));
+        }
+        let env = json!({"success": true, "message": "", "data": wide});
+        let p = preview(&env);
+        assert!(size(&p) <= PREVIEW_MAX_BYTES, "{}", size(&p));
+        assert!(!p["keys"].as_array().unwrap().is_empty());
+        let env = json!({"success": true, "message": "", "data": [{"a": "z".repeat(100_000)}]});
+        let p = preview(&env);
+        assert!(size(&p) <= PREVIEW_MAX_BYTES);
+        assert_eq!(
+            p["sample"]["items"][0]["a"]
+                .as_str()
+                .unwrap()
+                .chars()
+                .count(),
+            81
+        );
+    }
+}

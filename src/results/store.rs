@@ -1,0 +1,891 @@
+//! The on-disk cache of oversized results: `<home>/.hera-agent-unity/results/<project-hex>/`.
+//!
+//! One file per result, `<id>.hres`, so publication is a single atomic rename:
+//!
+//! ```text
+//! hera-result/1\n
+//! {"byte_size":…,"created_ms":…,"label":…,"operation_id":…,"sha256":"sha256:…","summary":…}\n
+//! <one zstd frame: the compact JSON payload>
+//! ```
+//!
+//! Why these choices:
+//! - **The id is the first 32 hex digits of the payload's SHA-256.** The name is checked against
+//!   the content on every read (a file copied under another name fails), identical results share
+//!   one file, and a handle carries nothing but hex (see `uri`).
+//! - **Integrity on read.** The payload is decompressed (bounded by the size the header
+//!   declares) and re-hashed with the project's one hashing routine; any mismatch is an
+//!   integrity error and nothing is served. A spool never reuses what is on disk: it writes the
+//!   whole payload to a fresh temp file and renames it over, so a tampered file is replaced, not
+//!   trusted.
+//! - **Retention counts from the last access** (write or successful read), kept as the file's
+//!   mtime, which the store sets itself from its [`Clock`], so tests need no sleeping and a result
+//!   an agent is still paging through does not vanish at the 24 h mark after its write.
+//! - **The byte cap is per project** and counts bytes on disk; pruning touches only the project
+//!   being written, evicts least recently used first and never the file just written.
+//! - Directories are 0700 and files 0600 on Unix (created that way, never widened later).
+
+use super::uri::{ProjectKey, ReadRange, ResultId, ResultUri, UriError, clip};
+use hera_connector_contract::canonical::sha256_prefixed;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Default time a result stays readable after its last access.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+/// Default bytes on disk per project.
+pub const DEFAULT_PROJECT_CAP_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest payload (uncompressed) the store accepts, which also bounds decompression on read.
+pub const MAX_PAYLOAD_BYTES: u64 = 256 * 1024 * 1024;
+/// Directory under `<home>/.hera-agent-unity`.
+pub const RESULTS_DIR: &str = "results";
+/// Environment overrides read by [`StoreConfig::from_env`].
+pub const RETENTION_ENV: &str = "HERA_MCP_RESULT_RETENTION_SECS";
+pub const CAP_ENV: &str = "HERA_MCP_RESULT_CACHE_BYTES";
+/// The media type of a whole stored result.
+pub const JSON_MIME: &str = "application/json";
+
+const EXT: &str = "hres";
+const MAGIC: &[u8] = b"hera-result/1\n";
+const MAX_HEADER_BYTES: usize = 8 * 1024;
+const TEMP_PREFIX: &str = ".tmp-";
+/// A temp file older than this is a crash leftover (a live write takes far less).
+const ORPHAN_AGE_MS: u64 = 60 * 60 * 1000;
+const LABEL_CHARS: usize = 128;
+const SUMMARY_CHARS: usize = 200;
+const ZSTD_LEVEL: i32 = 3;
+
+/// Milliseconds since the Unix epoch. Injectable so retention can be tested without sleeping.
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    fn now_ms(&self) -> u64;
+}
+
+/// The wall clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> u64 {
+        to_ms(SystemTime::now())
+    }
+}
+
+fn to_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn from_ms(ms: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+/// Retention and size limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreConfig {
+    /// How long a result stays readable after its last write or read.
+    pub retention: Duration,
+    /// Bytes on disk per project; older results are evicted beyond it.
+    pub project_cap_bytes: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            retention: DEFAULT_RETENTION,
+            project_cap_bytes: DEFAULT_PROJECT_CAP_BYTES,
+        }
+    }
+}
+
+/// A bad retention or cap setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl StoreConfig {
+    /// Defaults overridden by [`RETENTION_ENV`] (seconds) and [`CAP_ENV`] (bytes).
+    pub fn from_env() -> Result<StoreConfig, ConfigError> {
+        let retention = std::env::var(RETENTION_ENV).ok();
+        let cap = std::env::var(CAP_ENV).ok();
+        StoreConfig::parse(retention.as_deref(), cap.as_deref())
+    }
+
+    /// Parses the two settings; `None` or blank keeps the default.
+    pub fn parse(
+        retention_secs: Option<&str>,
+        cap_bytes: Option<&str>,
+    ) -> Result<StoreConfig, ConfigError> {
+        let mut c = StoreConfig::default();
+        let positive = |name: &str, text: &str, max: u64| -> Result<u64, ConfigError> {
+            match text.trim().parse::<u64>() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(ConfigError(format!(
+                    "{name} must be a whole number between 1 and {max}; got {:?}. Unset it to use the default.",
+                    clip(text)
+                ))),
+            }
+        };
+        if let Some(t) = retention_secs.filter(|t| !t.trim().is_empty()) {
+            c.retention = Duration::from_secs(positive(RETENTION_ENV, t, 365 * 24 * 3600)?);
+        }
+        if let Some(t) = cap_bytes.filter(|t| !t.trim().is_empty()) {
+            c.project_cap_bytes = positive(CAP_ENV, t, 64 * 1024 * 1024 * 1024)?;
+        }
+        Ok(c)
+    }
+}
+
+/// Everything that can go wrong, each with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    InvalidUri(#[from] UriError),
+    #[error("invalid range for {uri}: {reason}")]
+    InvalidRange { uri: String, reason: String },
+    #[error(
+        "result {uri} was not found: {why}. Results are kept {retention_hours} h after their last read; call the tool again to get a fresh one."
+    )]
+    NotFound {
+        uri: String,
+        why: &'static str,
+        retention_hours: u64,
+    },
+    #[error(
+        "result {uri} failed its integrity check ({detail}) and will not be served; call the tool again to store a fresh copy."
+    )]
+    Integrity { uri: String, detail: String },
+    #[error(
+        "the result is {bytes} bytes on disk, over the {cap}-byte cache cap for one project; call the tool again with projection arguments (limit, fields, ids only) to make it smaller, or raise {CAP_ENV}."
+    )]
+    TooLarge { bytes: u64, cap: u64 },
+    #[error(
+        "could not {action} in the result cache {dir}: {source}. Free disk space or fix the directory's permissions."
+    )]
+    Storage {
+        action: &'static str,
+        dir: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl StoreError {
+    /// A stable code for tool errors and logs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::InvalidUri(_) => "RESULT_URI_INVALID",
+            StoreError::InvalidRange { .. } => "RESULT_RANGE_INVALID",
+            StoreError::NotFound { .. } => "RESULT_NOT_FOUND",
+            StoreError::Integrity { .. } => "RESULT_INTEGRITY_FAILED",
+            StoreError::TooLarge { .. } => "RESULT_TOO_LARGE",
+            StoreError::Storage { .. } => "RESULT_STORAGE_FAILED",
+        }
+    }
+}
+
+/// What a spool stores besides the payload (shown by [`ResultStore::list`]).
+#[derive(Debug, Clone, Default)]
+pub struct SpoolMeta<'a> {
+    /// What produced the result, e.g. `scene/hierarchy`.
+    pub label: &'a str,
+    pub operation_id: Option<&'a str>,
+    /// One line saying what the result holds (see `preview::summary_line`).
+    pub summary: &'a str,
+}
+
+/// A result that was just written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredResult {
+    pub uri: ResultUri,
+    /// Bytes of the stored JSON text (what a full read returns).
+    pub byte_size: u64,
+    /// Bytes on disk (header + compressed payload).
+    pub stored_bytes: u64,
+    pub sha256: String,
+    pub created_ms: u64,
+    pub expires_at_ms: u64,
+}
+
+/// One entry of [`ResultStore::list`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedResult {
+    pub uri: String,
+    pub label: String,
+    pub summary: String,
+    pub operation_id: Option<String>,
+    pub byte_size: u64,
+    pub stored_bytes: u64,
+    pub sha256: String,
+    pub created_ms: u64,
+    pub last_access_ms: u64,
+    pub expires_at_ms: u64,
+    pub mime_type: &'static str,
+}
+
+/// Which part of a result a ranged read served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedRange {
+    pub unit: RangeUnit,
+    pub offset: u64,
+    pub length: u64,
+    /// Bytes of the JSON text, or items of the array.
+    pub total: u64,
+    /// The handle of the following range of the same length, if anything is left.
+    pub next_uri: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeUnit {
+    Bytes,
+    Items,
+}
+
+/// The answer to [`ResultStore::read`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultRead {
+    /// The handle as read (range included), for the `uri` of the resource contents.
+    pub uri: String,
+    /// `application/json` for whole results and item ranges, `text/plain` for byte ranges
+    /// (a fragment of JSON text is not a JSON document).
+    pub mime_type: &'static str,
+    pub text: String,
+    /// Size and hash of the whole stored JSON text.
+    pub byte_size: u64,
+    pub sha256: String,
+    pub range: Option<ServedRange>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Header {
+    sha256: String,
+    byte_size: u64,
+    created_ms: u64,
+    #[serde(default)]
+    label: String,
+    #[serde(default)]
+    summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    operation_id: Option<String>,
+}
+
+/// Counts from one pruning pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PruneReport {
+    pub expired: usize,
+    pub evicted: usize,
+    pub orphans: usize,
+    pub remaining_bytes: u64,
+}
+
+/// The result cache. Cheap to share behind an `Arc`; all methods take `&self`.
+#[derive(Debug)]
+pub struct ResultStore {
+    root: PathBuf,
+    config: StoreConfig,
+    clock: Arc<dyn Clock>,
+    /// Serializes spool + prune inside this process (two writers racing on one eviction pass
+    /// could otherwise evict each other's fresh file).
+    write_lock: Mutex<()>,
+}
+
+impl ResultStore {
+    /// A store under `agent_base` (`<home>/.hera-agent-unity`, i.e. `AgentHome::base()`).
+    /// Nothing is created until the first spool.
+    pub fn new(agent_base: &Path, config: StoreConfig) -> ResultStore {
+        ResultStore {
+            root: agent_base.join(RESULTS_DIR),
+            config,
+            clock: Arc::new(SystemClock),
+            write_lock: Mutex::new(()),
+        }
+    }
+
+    /// Replaces the clock (tests; or a shared clock of the embedding program).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> ResultStore {
+        self.clock = clock;
+        self
+    }
+
+    pub fn config(&self) -> StoreConfig {
+        self.config
+    }
+
+    /// `<home>/.hera-agent-unity/results`.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn retention_ms(&self) -> u64 {
+        self.config.retention.as_millis() as u64
+    }
+
+    fn retention_hours(&self) -> u64 {
+        self.config.retention.as_secs().div_ceil(3600)
+    }
+
+    fn project_dir(&self, project: &ProjectKey) -> PathBuf {
+        self.root.join(project.as_hex())
+    }
+
+    fn file_path(&self, project: &ProjectKey, id: &ResultId) -> PathBuf {
+        self.project_dir(project)
+            .join(format!("{}.{EXT}", id.as_hex()))
+    }
+
+    fn storage(&self, action: &'static str, dir: &Path, source: io::Error) -> StoreError {
+        StoreError::Storage {
+            action,
+            dir: dir.display().to_string(),
+            source,
+        }
+    }
+
+    /// Stores `payload` (compact JSON text) for `project` and prunes the project. On any failure
+    /// nothing is published: the temp file is removed and no handle exists.
+    pub fn put(
+        &self,
+        project: &ProjectKey,
+        payload: &[u8],
+        meta: &SpoolMeta<'_>,
+    ) -> Result<StoredResult, StoreError> {
+        if payload.len() as u64 > MAX_PAYLOAD_BYTES {
+            return Err(StoreError::TooLarge {
+                bytes: payload.len() as u64,
+                cap: MAX_PAYLOAD_BYTES,
+            });
+        }
+        let sha256 = sha256_prefixed(payload);
+        let id = ResultId::of_hash(&sha256).expect("sha256_prefixed yields sha256:<64 hex>");
+        let compressed = zstd::stream::encode_all(payload, ZSTD_LEVEL)
+            .map_err(|e| self.storage("compress the result", &self.root, e))?;
+        let now = self.clock.now_ms();
+        let header = Header {
+            sha256: sha256.clone(),
+            byte_size: payload.len() as u64,
+            created_ms: now,
+            label: super::preview::clip_chars(meta.label, LABEL_CHARS),
+            summary: super::preview::clip_chars(meta.summary, SUMMARY_CHARS),
+            operation_id: meta
+                .operation_id
+                .map(|o| super::preview::clip_chars(o, LABEL_CHARS)),
+        };
+        let mut file = Vec::with_capacity(MAGIC.len() + 256 + compressed.len());
+        file.extend_from_slice(MAGIC);
+        serde_json::to_writer(&mut file, &header).expect("a header always serializes");
+        file.push(b'\n');
+        file.extend_from_slice(&compressed);
+        let stored_bytes = file.len() as u64;
+        if stored_bytes > self.config.project_cap_bytes {
+            return Err(StoreError::TooLarge {
+                bytes: stored_bytes,
+                cap: self.config.project_cap_bytes,
+            });
+        }
+
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = self.project_dir(project);
+        ensure_private_dir(&self.root)
+            .map_err(|e| self.storage("create the directory", &self.root, e))?;
+        ensure_private_dir(&dir).map_err(|e| self.storage("create the directory", &dir, e))?;
+        let target = self.file_path(project, &id);
+        write_atomically(&dir, &target, &file, from_ms(now))
+            .map_err(|e| self.storage("write the result", &dir, e))?;
+
+        if let Err(e) = self.prune_locked(project, Some(&id)) {
+            // The new result is complete and readable; a failed eviction only delays cleanup.
+            tracing::warn!("result cache pruning failed: {e}");
+        }
+        Ok(StoredResult {
+            uri: ResultUri::new(project.clone(), id),
+            byte_size: payload.len() as u64,
+            stored_bytes,
+            sha256,
+            created_ms: now,
+            expires_at_ms: now.saturating_add(self.retention_ms()),
+        })
+    }
+
+    /// Reads a result, verifying it, and refreshes its retention. `range` (or a range in the
+    /// URI's query; giving both is an error unless they agree) selects part of it.
+    pub fn read(&self, uri: &str, range: Option<ReadRange>) -> Result<ResultRead, StoreError> {
+        let mut parsed = ResultUri::parse(uri)?;
+        match (&parsed.range, range) {
+            (Some(a), Some(b)) if *a != b => {
+                return Err(StoreError::InvalidRange {
+                    uri: parsed.base(),
+                    reason: "the URI and the request name different ranges; give one".into(),
+                });
+            }
+            (None, Some(b)) => parsed.range = Some(b),
+            _ => {}
+        }
+        let (header, payload) = self.load(&parsed)?;
+        let text = String::from_utf8(payload).map_err(|_| StoreError::Integrity {
+            uri: parsed.base(),
+            detail: "the payload is not UTF-8 text".into(),
+        })?;
+        let (text, mime_type, served) = match parsed.range.clone() {
+            None => (text, JSON_MIME, None),
+            Some(ReadRange::Bytes { offset, length }) => {
+                let (slice, served) = byte_range(&text, offset, length, &parsed);
+                (slice, "text/plain", Some(served))
+            }
+            Some(ReadRange::Items {
+                pointer,
+                offset,
+                length,
+            }) => {
+                let (doc, served) = item_range(&text, &pointer, offset, length, &parsed)?;
+                (doc, JSON_MIME, Some(served))
+            }
+        };
+        Ok(ResultRead {
+            uri: parsed.to_string(),
+            mime_type,
+            text,
+            byte_size: header.byte_size,
+            sha256: header.sha256,
+            range: served,
+        })
+    }
+
+    /// Opens, checks retention, verifies and decompresses one result.
+    fn load(&self, uri: &ResultUri) -> Result<(Header, Vec<u8>), StoreError> {
+        let base = uri.base();
+        let path = self.file_path(&uri.project, &uri.id);
+        let not_found = |why| StoreError::NotFound {
+            uri: base.clone(),
+            why,
+            retention_hours: self.retention_hours(),
+        };
+        // A file that fails verification is removed, so it is neither listed nor read again;
+        // the next spool of the same result writes a good copy.
+        let integrity = |detail: &str| {
+            let _ = fs::remove_file(&path);
+            StoreError::Integrity {
+                uri: base.clone(),
+                detail: format!("{detail}; the file was removed"),
+            }
+        };
+        let mut file = match open_no_follow(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(not_found("no such result in this cache"));
+            }
+            Err(e) if is_symlink_refusal(&e) => return Err(not_found("not a regular file")),
+            Err(e) => {
+                return Err(self.storage("open a result", &self.project_dir(&uri.project), e));
+            }
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| self.storage("inspect a result", &self.project_dir(&uri.project), e))?;
+        if !meta.is_file() {
+            return Err(not_found("not a regular file"));
+        }
+        let now = self.clock.now_ms();
+        let last_access = meta.modified().map(to_ms).unwrap_or(0);
+        if last_access.saturating_add(self.retention_ms()) <= now {
+            let _ = fs::remove_file(&path);
+            return Err(not_found("it expired"));
+        }
+        let limit = self
+            .config
+            .project_cap_bytes
+            .max(meta.len())
+            .min(MAX_PAYLOAD_BYTES + MAX_HEADER_BYTES as u64 + 64);
+        let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
+        (&mut file)
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| self.storage("read a result", &self.project_dir(&uri.project), e))?;
+        if bytes.len() as u64 > limit {
+            return Err(integrity(
+                "the file is larger than anything the cache writes",
+            ));
+        }
+        let (header, body) =
+            split_file(&bytes).ok_or_else(|| integrity("the header is missing or malformed"))?;
+        if ResultId::of_hash(&header.sha256).as_ref() != Some(&uri.id) {
+            return Err(integrity(
+                "the file name does not match the content hash in its header",
+            ));
+        }
+        if header.byte_size > MAX_PAYLOAD_BYTES {
+            return Err(integrity("the header declares an impossible size"));
+        }
+        let mut payload = Vec::with_capacity(header.byte_size as usize);
+        zstd::stream::read::Decoder::new(body)
+            .and_then(|d| d.take(header.byte_size + 1).read_to_end(&mut payload))
+            .map_err(|_| integrity("the payload does not decompress"))?;
+        if payload.len() as u64 != header.byte_size {
+            return Err(integrity("the payload size differs from the header"));
+        }
+        if sha256_prefixed(&payload) != header.sha256 {
+            return Err(integrity("the payload does not match its SHA-256"));
+        }
+        // A read keeps the result alive; failing to record that is not worth failing the read.
+        if let Err(e) = file.set_modified(from_ms(now)) {
+            tracing::debug!("could not refresh the last-access time of a cached result: {e}");
+        }
+        Ok((header, payload))
+    }
+
+    /// This project's results, newest first. Reads headers only; integrity is checked on read.
+    /// Expired results are left out (and removed by the next spool).
+    pub fn list(&self, project: &ProjectKey) -> Result<Vec<ListedResult>, StoreError> {
+        let dir = self.project_dir(project);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.storage("list", &dir, e)),
+        };
+        let now = self.clock.now_ms();
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let Some(id) = result_id_of(&entry.file_name()) else {
+                continue;
+            };
+            let path = entry.path();
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let last_access = meta.modified().map(to_ms).unwrap_or(0);
+            let expires_at_ms = last_access.saturating_add(self.retention_ms());
+            if expires_at_ms <= now {
+                continue;
+            }
+            let Some(header) = read_header(&path) else {
+                continue;
+            };
+            if ResultId::of_hash(&header.sha256).as_ref() != Some(&id) {
+                continue; // never advertise a file that cannot pass a read
+            }
+            out.push(ListedResult {
+                uri: ResultUri::new(project.clone(), id).to_string(),
+                label: header.label,
+                summary: header.summary,
+                operation_id: header.operation_id,
+                byte_size: header.byte_size,
+                stored_bytes: meta.len(),
+                sha256: header.sha256,
+                created_ms: header.created_ms,
+                last_access_ms: last_access,
+                expires_at_ms,
+                mime_type: JSON_MIME,
+            });
+        }
+        out.sort_by(|a, b| {
+            b.created_ms
+                .cmp(&a.created_ms)
+                .then_with(|| a.uri.cmp(&b.uri))
+        });
+        Ok(out)
+    }
+
+    /// Removes this project's expired results and crash leftovers, then evicts least recently
+    /// used results until the project fits its cap. Runs after every spool.
+    pub fn prune(&self, project: &ProjectKey) -> Result<PruneReport, StoreError> {
+        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.prune_locked(project, None)
+    }
+
+    fn prune_locked(
+        &self,
+        project: &ProjectKey,
+        keep: Option<&ResultId>,
+    ) -> Result<PruneReport, StoreError> {
+        let dir = self.project_dir(project);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(PruneReport::default()),
+            Err(e) => return Err(self.storage("list", &dir, e)),
+        };
+        let now = self.clock.now_ms();
+        let mut report = PruneReport::default();
+        let mut live: Vec<(u64, String, u64, PathBuf)> = Vec::new(); // (last access, name, bytes, path)
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let path = entry.path();
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let modified = meta.modified().map(to_ms).unwrap_or(0);
+            let name_str = name.to_string_lossy().into_owned();
+            if let Some(rest) = name_str.strip_prefix(TEMP_PREFIX) {
+                let started = rest
+                    .split('-')
+                    .next()
+                    .and_then(|ms| ms.parse::<u64>().ok())
+                    .unwrap_or(modified);
+                if meta.is_file()
+                    && now.saturating_sub(started) > ORPHAN_AGE_MS
+                    && fs::remove_file(&path).is_ok()
+                {
+                    report.orphans += 1;
+                }
+                continue;
+            }
+            let Some(id) = result_id_of(&name) else {
+                continue; // not ours: leave it alone
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let is_kept = keep == Some(&id);
+            if !is_kept && modified.saturating_add(self.retention_ms()) <= now {
+                if fs::remove_file(&path).is_ok() {
+                    report.expired += 1;
+                }
+                continue;
+            }
+            live.push((
+                if is_kept { u64::MAX } else { modified },
+                name_str,
+                meta.len(),
+                path,
+            ));
+        }
+        live.sort();
+        let mut total: u64 = live.iter().map(|l| l.2).sum();
+        for (access, _, bytes, path) in &live {
+            if total <= self.config.project_cap_bytes {
+                break;
+            }
+            if *access == u64::MAX {
+                continue; // the file just written
+            }
+            if fs::remove_file(path).is_ok() {
+                total -= bytes;
+                report.evicted += 1;
+            }
+        }
+        report.remaining_bytes = total;
+        Ok(report)
+    }
+}
+
+/// `<32 hex>.hres` → its id.
+fn result_id_of(name: &std::ffi::OsStr) -> Option<ResultId> {
+    let name = name.to_str()?;
+    ResultId::parse(name.strip_suffix(&format!(".{EXT}"))?)
+}
+
+fn split_file(bytes: &[u8]) -> Option<(Header, &[u8])> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let end = rest
+        .iter()
+        .take(MAX_HEADER_BYTES)
+        .position(|&b| b == b'\n')?;
+    let header: Header = serde_json::from_slice(&rest[..end]).ok()?;
+    Some((header, &rest[end + 1..]))
+}
+
+fn read_header(path: &Path) -> Option<Header> {
+    let file = open_no_follow(path).ok()?;
+    let mut head = Vec::with_capacity(1024);
+    file.take((MAGIC.len() + MAX_HEADER_BYTES) as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let rest = head.strip_prefix(MAGIC)?;
+    let end = rest.iter().position(|&b| b == b'\n')?;
+    serde_json::from_slice(&rest[..end]).ok()
+}
+
+/// Byte range, snapped to character boundaries.
+fn byte_range(text: &str, offset: u64, length: u64, uri: &ResultUri) -> (String, ServedRange) {
+    let total = text.len();
+    let mut start = (offset.min(total as u64)) as usize;
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start as u64).saturating_add(length).min(total as u64) as usize;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end <= start && start < total {
+        // A range shorter than one character still returns that character.
+        end = start + 1;
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+    }
+    let next_uri = (end < total).then(|| {
+        ResultUri::new(uri.project.clone(), uri.id.clone())
+            .with_range(Some(ReadRange::Bytes {
+                offset: end as u64,
+                length,
+            }))
+            .to_string()
+    });
+    (
+        text[start..end].to_string(),
+        ServedRange {
+            unit: RangeUnit::Bytes,
+            offset: start as u64,
+            length: (end - start) as u64,
+            total: total as u64,
+            next_uri,
+        },
+    )
+}
+
+/// Item range of the array at `pointer`, as a JSON document.
+fn item_range(
+    text: &str,
+    pointer: &str,
+    offset: u64,
+    length: u64,
+    uri: &ResultUri,
+) -> Result<(String, ServedRange), StoreError> {
+    let invalid = |reason: String| StoreError::InvalidRange {
+        uri: uri.base(),
+        reason,
+    };
+    let doc: Value = serde_json::from_str(text).map_err(|_| StoreError::Integrity {
+        uri: uri.base(),
+        detail: "the payload is not JSON".into(),
+    })?;
+    let target = doc.pointer(pointer).ok_or_else(|| {
+        invalid(format!(
+            "nothing at {:?}; use a pointer from the preview's `arrays`",
+            clip(pointer)
+        ))
+    })?;
+    let Value::Array(items) = target else {
+        return Err(invalid(format!(
+            "{:?} is not an array; item ranges need one (use a byte range otherwise)",
+            clip(pointer)
+        )));
+    };
+    let total = items.len() as u64;
+    let start = offset.min(total);
+    let end = start.saturating_add(length).min(total);
+    let slice = &items[start as usize..end as usize];
+    let next_uri = (end < total).then(|| {
+        ResultUri::new(uri.project.clone(), uri.id.clone())
+            .with_range(Some(ReadRange::Items {
+                pointer: pointer.to_string(),
+                offset: end,
+                length,
+            }))
+            .to_string()
+    });
+    let body = json!({
+        "pointer": pointer,
+        "offset": start,
+        "length": end - start,
+        "total": total,
+        "items": slice,
+        "next": next_uri,
+    });
+    Ok((
+        body.to_string(),
+        ServedRange {
+            unit: RangeUnit::Items,
+            offset: start,
+            length: end - start,
+            total,
+            next_uri,
+        },
+    ))
+}
+
+/// Creates `dir` (0700 on Unix) if needed and refuses anything that is not a real directory
+/// (a symlink planted in place of a project directory would redirect our writes).
+fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "the path exists and is not a directory",
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = dir.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let mut b = fs::DirBuilder::new();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                b.mode(0o700);
+            }
+            match b.create(dir) {
+                Ok(()) => Ok(()),
+                // Another process won the race: fine if it made a directory.
+                Err(e)
+                    if e.kind() == io::ErrorKind::AlreadyExists
+                        && fs::symlink_metadata(dir)?.is_dir() =>
+                {
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// temp (0600, exclusive) → write → fsync → mtime → rename. Any failure removes the temp file,
+/// so nothing half-written is ever visible under a result name.
+fn write_atomically(dir: &Path, target: &Path, bytes: &[u8], mtime: SystemTime) -> io::Result<()> {
+    let temp = dir.join(format!(
+        "{TEMP_PREFIX}{}-{:016x}",
+        to_ms(mtime),
+        rand::random::<u64>()
+    ));
+    let result = (|| {
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&temp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        f.set_modified(mtime)?;
+        drop(f);
+        fs::rename(&temp, target)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+        return result;
+    }
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all(); // make the rename durable; best effort
+    }
+    Ok(())
+}
+
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    let mut opts = OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW);
+    }
+    #[cfg(not(unix))]
+    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "symlink"));
+    }
+    opts.open(path)
+}
+
+fn is_symlink_refusal(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return true;
+    }
+    e.kind() == io::ErrorKind::InvalidInput
+}
