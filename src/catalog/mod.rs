@@ -154,10 +154,10 @@ pub async fn refresh(
             canonical_text: Arc::new(text),
         }
     };
-    if let Some(c) = cache {
-        if let Err(e) = c.store(&snapshot) {
-            tracing::warn!(dir = %c.dir().display(), "could not cache the tool catalog: {e}");
-        }
+    if let Some(c) = cache
+        && let Err(e) = c.store(&snapshot)
+    {
+        tracing::warn!(dir = %c.dir().display(), "could not cache the tool catalog: {e}");
     }
     Ok(snapshot)
 }

@@ -47,9 +47,11 @@ pub async fn run(g: &Globals, json_out: bool) -> Result<u8, Failure> {
             .ok_or(discovery::DiscoveryError::NoInstanceOnPort { port }),
         _ => discovery::select(&scan, &g.selector).or_else(|e| match e {
             // Not listening yet is still worth showing.
-            discovery::DiscoveryError::NotListening { .. } => {
-                scan.active().find(|i| !i.is_listening()).cloned().ok_or(e)
-            }
+            discovery::DiscoveryError::NotListening { ref project } => scan
+                .active()
+                .find(|i| !i.is_listening() && i.project_path == *project)
+                .cloned()
+                .ok_or(e),
             e => Err(e),
         }),
     };

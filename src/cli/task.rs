@@ -64,40 +64,40 @@ pub fn list_tasks(
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        if name.starts_with(&format!("test-pending-{port}-")) {
-            if let Ok(p) = serde_json::from_str::<TestPending>(&text) {
-                if p.port == port && mine(&p.project_id, p.owner_pid) {
-                    out.push(DurableTaskId {
-                        v: 2,
-                        project_id: project_id.to_string(),
-                        k: TaskKind::Test,
-                        p: port,
-                        o: discovered_operation_id(project_id, TaskKind::Test, &p.run_id, port),
-                        u: p.run_id,
-                        a: None,
-                        c: mtime_ms(&path).unwrap_or(0),
-                    });
-                }
-            }
-        } else if name.starts_with(&format!("package-pending-{port}-")) {
-            if let Ok(p) = serde_json::from_str::<PackagePending>(&text) {
-                if p.port == port && mine(&p.project_id, p.owner_pid) {
-                    out.push(DurableTaskId {
-                        v: 2,
-                        project_id: project_id.to_string(),
-                        k: TaskKind::Package,
-                        p: port,
-                        o: discovered_operation_id(project_id, TaskKind::Package, &p.job_id, port),
-                        u: p.job_id,
-                        a: Some(p.action).filter(|a| !a.is_empty()),
-                        c: if p.started_unix_ms > 0 {
-                            p.started_unix_ms
-                        } else {
-                            mtime_ms(&path).unwrap_or(0)
-                        },
-                    });
-                }
-            }
+        if name.starts_with(&format!("test-pending-{port}-"))
+            && let Ok(p) = serde_json::from_str::<TestPending>(&text)
+            && p.port == port
+            && mine(&p.project_id, p.owner_pid)
+        {
+            out.push(DurableTaskId {
+                v: 2,
+                project_id: project_id.to_string(),
+                k: TaskKind::Test,
+                p: port,
+                o: discovered_operation_id(project_id, TaskKind::Test, &p.run_id, port),
+                u: p.run_id,
+                a: None,
+                c: mtime_ms(&path).unwrap_or(0),
+            });
+        } else if name.starts_with(&format!("package-pending-{port}-"))
+            && let Ok(p) = serde_json::from_str::<PackagePending>(&text)
+            && p.port == port
+            && mine(&p.project_id, p.owner_pid)
+        {
+            out.push(DurableTaskId {
+                v: 2,
+                project_id: project_id.to_string(),
+                k: TaskKind::Package,
+                p: port,
+                o: discovered_operation_id(project_id, TaskKind::Package, &p.job_id, port),
+                u: p.job_id,
+                a: Some(p.action).filter(|a| !a.is_empty()),
+                c: if p.started_unix_ms > 0 {
+                    p.started_unix_ms
+                } else {
+                    mtime_ms(&path).unwrap_or(0)
+                },
+            });
         }
     }
     out

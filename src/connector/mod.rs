@@ -12,6 +12,9 @@
 //! - `/approval/preflight` is always retried; `/commands` never is;
 //! - resends happen every 500 ms until the request deadline or 60 s, whichever comes first.
 
+// ConnectorError keeps the whole Connector envelope on purpose; errors are not a hot path.
+#![allow(clippy::result_large_err)]
+
 mod catalog_fetch;
 mod envelope;
 mod error;
@@ -261,10 +264,10 @@ impl ConnectorClient {
             "approval_token": opts.approval_token,
             "client_kind": opts.client_kind.as_str(),
         });
-        if let Some(hash) = opts.catalog_hash.as_deref().filter(|h| !h.is_empty()) {
-            if tool != "list" {
-                meta["catalog_hash"] = Value::String(hash.to_string());
-            }
+        if let Some(hash) = opts.catalog_hash.as_deref().filter(|h| !h.is_empty())
+            && tool != "list"
+        {
+            meta["catalog_hash"] = Value::String(hash.to_string());
         }
         let body =
             serde_json::to_vec(&json!({"command": tool, "params": params_value, "meta": meta}))

@@ -78,14 +78,14 @@ fn select_any(scan: &Scan, sel: &Selector) -> Result<Instance, DiscoveryError> {
     if let Some(port) = sel.port {
         let hit = newest(active.iter().copied().filter(|i| i.port() == port))
             .ok_or(DiscoveryError::NoInstanceOnPort { port })?;
-        if let Some(project) = &sel.project {
-            if norm(project) != hit.normalized_path {
-                return Err(DiscoveryError::TargetMismatch {
-                    port,
-                    owner: hit.project_path.clone(),
-                    requested: project.clone(),
-                });
-            }
+        if let Some(project) = &sel.project
+            && norm(project) != hit.normalized_path
+        {
+            return Err(DiscoveryError::TargetMismatch {
+                port,
+                owner: hit.project_path.clone(),
+                requested: project.clone(),
+            });
         }
         return Ok(hit.clone());
     }

@@ -2,6 +2,9 @@
 //! call we are about to make. This catches a token pasted for the wrong call before it is spent;
 //! the signature is the Connector's business (we have no secret).
 
+// The mismatch error carries the token claims so a caller can show them.
+#![allow(clippy::result_large_err)]
+
 use hera_connector_contract::approval::{ApprovalClaims, TokenError, inspect};
 use serde_json::json;
 
@@ -73,10 +76,10 @@ pub fn check_token(
     if claims.project_id != expected.project_id {
         mismatched.push("project");
     }
-    if let Some(op) = &expected.operation_id {
-        if &claims.operation_id != op {
-            mismatched.push("operation_id");
-        }
+    if let Some(op) = &expected.operation_id
+        && &claims.operation_id != op
+    {
+        mismatched.push("operation_id");
     }
     if mismatched.is_empty() {
         Ok(claims)
