@@ -222,6 +222,9 @@ class Scenario:
             entry["code"] = error_code(result.structured_content)
             if not entry["code"]:
                 return f"isError result has no structured code: {json.dumps(result.structured_content)[:300]}"
+            # Repairable means it names the fault; an "editor not running" error would not.
+            if "primitive" not in json.dumps(result.structured_content):
+                return f'the error does not point at the bad parameter "primitive": {json.dumps(result.structured_content)[:400]}'
             return None
 
         await self.step("tool_call:bad_arguments", bad_arguments)

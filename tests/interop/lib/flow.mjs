@@ -162,6 +162,10 @@ export async function runScenario(api, report, { expectProtocol } = {}) {
     if (bad) return bad;
     entry.code = errorCode(result.structuredContent);
     if (!entry.code) return `isError result has no structured code: ${JSON.stringify(result.structuredContent).slice(0, 300)}`;
+    // Repairable means it names the fault; an "editor not running" error would not.
+    if (!JSON.stringify(result.structuredContent).includes('primitive')) {
+      return `the error does not point at the bad parameter "primitive": ${JSON.stringify(result.structuredContent).slice(0, 400)}`;
+    }
     return null;
   });
 
