@@ -44,27 +44,32 @@
 //! on disk) is per project.
 //!
 //! # Example
-//! ```no_run
+//! ```
 //! use hera_agent_unity::results::*;
 //! use serde_json::json;
 //!
-//! let store = ResultStore::new(std::path::Path::new("/home/me/.hera-agent-unity"), StoreConfig::from_env()?);
+//! let home = tempfile::tempdir()?; // in the server: AgentHome::from_env().base()
+//! let store = ResultStore::new(&home.path().join(".hera-agent-unity"), StoreConfig::default());
 //! let project = ProjectKey::from_project_id(
-//!     "sha256:eddb71bd6dcc1509ea1fe8ad4aa23d4e01088ce758c86fe03005fd7107de2a99")?;
-//! let envelope = json!({"success": true, "message": "Hierarchy", "data": {"items": vec![json!({"name": "Cube"}); 5000]}});
+//!     "sha256:eddb71bd6dcc1509ea1fe8ad4aa23d4e01088ce758c86fe03005fd7107de2a99",
+//! )?;
+//! let items = vec![json!({"name": "Cube"}); 5000];
+//! let envelope = json!({"success": true, "message": "Hierarchy", "data": {"items": items}});
 //! let shaped = shape_result(&envelope, &ShapeContext {
 //!     safety: ResultSafety::Resolved { read_only: true, arbitrary_code: false },
-//!     cap: InlineCap::from_env()?,
+//!     cap: InlineCap::default(), // the server uses InlineCap::from_env()?
 //!     store: &store,
 //!     project: &project,
 //!     label: "scene/hierarchy",
 //!     operation_id: None,
 //! });
 //! assert_eq!(shaped.shape, ResultShape::Spilled);
+//! assert_eq!(shaped.structured["result"]["preview"]["arrays"][0]["length"], 5000);
 //! let uri = shaped.link.unwrap().uri;
 //! let page = store.read(&format!("{uri}?items=/data/items&offset=0&length=100"), None)?;
 //! assert_eq!(page.range.unwrap().total, 5000);
-//! for entry in store.list(&project)? { println!("{} {} {}", entry.uri, entry.label, entry.summary); }
+//! let listed = store.list(&project)?;
+//! assert_eq!(listed[0].uri, uri);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

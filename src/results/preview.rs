@@ -70,7 +70,7 @@ fn arrays(root: &Value, root_pointer: &str) -> Vec<(String, usize)> {
         }
     }
     // Largest first; ties keep document (breadth-first) order.
-    found.sort_by(|a, b| b.1.cmp(&a.1));
+    found.sort_by_key(|a| std::cmp::Reverse(a.1));
     found.truncate(MAX_ARRAYS);
     found
 }
@@ -165,10 +165,10 @@ pub fn preview(envelope: &Value) -> Value {
     }
     if let Some((pointer, _)) = found.first().filter(|(_, n)| *n > 0) {
         let budget = PREVIEW_MAX_BYTES.saturating_sub(size(&Value::Object(out.clone())) + 16);
-        if let Some(Value::Array(items)) = envelope.pointer(pointer) {
-            if let Some(s) = sample(items, pointer, budget) {
-                out.insert("sample".into(), s);
-            }
+        if let Some(Value::Array(items)) = envelope.pointer(pointer)
+            && let Some(s) = sample(items, pointer, budget)
+        {
+            out.insert("sample".into(), s);
         }
     }
     enforce_budget(out)

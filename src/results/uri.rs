@@ -110,13 +110,14 @@ impl ReadRange {
         if length == 0 {
             return Err(UriError("a range `length` must be at least 1".into()));
         }
-        if let ReadRange::Items { pointer, .. } = self {
-            if !pointer.is_empty() && !pointer.starts_with('/') {
-                return Err(UriError(format!(
-                    "`items` must be a JSON pointer such as /data/items (or empty for the root array), got {:?}",
-                    clip(pointer)
-                )));
-            }
+        if let ReadRange::Items { pointer, .. } = self
+            && !pointer.is_empty()
+            && !pointer.starts_with('/')
+        {
+            return Err(UriError(format!(
+                "`items` must be a JSON pointer such as /data/items (or empty for the root array), got {:?}",
+                clip(pointer)
+            )));
         }
         Ok(())
     }
