@@ -22,7 +22,8 @@
 //!   an agent is still paging through does not vanish at the 24 h mark after its write.
 //! - **The byte cap is per project** and counts bytes on disk; pruning touches only the project
 //!   being written, evicts least recently used first and never the file just written.
-//! - Directories are 0700 and files 0600 on Unix (created that way, never widened later).
+//! - Directories are 0700 and files 0600 on Unix (created that way; an existing results
+//!   directory with group or other access is tightened to 0700).
 
 use super::uri::{ProjectKey, ReadRange, ResultId, ResultUri, UriError, clip};
 use hera_connector_contract::canonical::sha256_prefixed;
@@ -802,7 +803,17 @@ fn item_range(
 /// (a symlink planted in place of a project directory would redirect our writes).
 fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     match fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) if m.is_dir() => {
+            // Tighten a directory someone created with group/other access (never widen).
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                if m.permissions().mode() & 0o077 != 0 {
+                    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+                }
+            }
+            Ok(())
+        }
         Ok(_) => Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             "the path exists and is not a directory",

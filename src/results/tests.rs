@@ -149,6 +149,13 @@ fn directories_0700_files_0600() {
     assert_eq!(mode(&f.base.join(RESULTS_DIR)), 0o700);
     assert_eq!(mode(&project_dir(&f)), 0o700);
     assert_eq!(mode(&file_of(&f, &stored)), 0o600);
+
+    // A project directory made by someone else with wider modes is tightened on the next spool.
+    fs::set_permissions(project_dir(&f), fs::Permissions::from_mode(0o755)).unwrap();
+    f.store
+        .put(&f.project, &payload("q", 10), &meta("x"))
+        .unwrap();
+    assert_eq!(mode(&project_dir(&f)), 0o700);
 }
 
 #[test]
