@@ -351,8 +351,8 @@ fn spilled(
                 human_bytes(size), human_bytes(ctx.cap.bytes())
             ),
             "next_steps": format!(
-                "Read it with resources/read on `uri`. Page a large array with `{uri}?items=<pointer>&offset=0&length=50` \
-                 (pointers are in preview.arrays) or the text with `?offset=0&length=8000`. It stays readable for {hours} h after its last read. \
+                "Read it with resources/read on `uri`. Page a large array with `<uri>?items=<pointer>&offset=0&length=50` \
+                 (pointers are in preview.arrays) or the JSON text with `<uri>?offset=0&length=8000`. It stays readable for {hours} h after its last read. \
                  If the tool has projection arguments (limit, fields, ids only), calling it again with them gives a smaller inline result."
             ),
             "uri": uri,
