@@ -1,2 +1,3 @@
 
 pub mod catalog;
+pub mod editor;

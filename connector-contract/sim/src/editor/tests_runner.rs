@@ -1,0 +1,648 @@
+//! `run_tests`: a configurable NUnit-like suite, synchronous EditMode runs, and async runs over
+//! the file bus (connector-protocol.md §7.1): `running` + `test-pending-<port>-<run_id>.json`,
+//! then `test-results-<port>-<run_id>.json` plus the legacy `test-results-<port>.json`.
+//!
+//! `TEST_RUN_ALREADY_RUNNING` follows the Connector's own rule, read from the status directory:
+//! an owned pending record without a result file, whose owner is this Editor or a live process,
+//! blocks; records with a result are cleared; records of dead owners are completed as
+//! `TEST_RUN_INTERRUPTED` and do not block.
+
+use super::args::{Args, Fail};
+use super::file_bus::{self, FileEnvelope};
+use super::{Editor, Handled, HandlerOutcome, Invocation, InvokeContext, ok};
+use hera_connector_contract::wire::{TestPending, file_bus as names};
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestMode {
+    EditMode,
+    PlayMode,
+}
+
+impl TestMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestMode::EditMode => "EditMode",
+            TestMode::PlayMode => "PlayMode",
+        }
+    }
+    fn parse(s: &str) -> Option<TestMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "editmode" => Some(TestMode::EditMode),
+            "playmode" => Some(TestMode::PlayMode),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TestOutcome {
+    Passed,
+    Failed { message: String },
+    Skipped { reason: String },
+}
+
+/// One test of the simulated suite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestCase {
+    /// `Namespace.Class.Method`
+    pub full_name: String,
+    pub mode: TestMode,
+    pub assembly: String,
+    pub categories: Vec<String>,
+    pub outcome: TestOutcome,
+}
+
+impl TestCase {
+    fn new(full_name: &str, mode: TestMode, outcome: TestOutcome) -> TestCase {
+        TestCase {
+            full_name: full_name.into(),
+            mode,
+            assembly: match mode {
+                TestMode::EditMode => "Tests.EditMode".into(),
+                TestMode::PlayMode => "Tests.PlayMode".into(),
+            },
+            categories: Vec::new(),
+            outcome,
+        }
+    }
+    pub fn passing(full_name: &str, mode: TestMode) -> TestCase {
+        TestCase::new(full_name, mode, TestOutcome::Passed)
+    }
+    pub fn failing(full_name: &str, mode: TestMode, message: &str) -> TestCase {
+        TestCase::new(
+            full_name,
+            mode,
+            TestOutcome::Failed {
+                message: message.into(),
+            },
+        )
+    }
+    pub fn skipped(full_name: &str, mode: TestMode, reason: &str) -> TestCase {
+        TestCase::new(
+            full_name,
+            mode,
+            TestOutcome::Skipped {
+                reason: reason.into(),
+            },
+        )
+    }
+    pub fn in_category(mut self, category: &str) -> TestCase {
+        self.categories.push(category.into());
+        self
+    }
+    pub fn in_assembly(mut self, assembly: &str) -> TestCase {
+        self.assembly = assembly.into();
+        self
+    }
+    fn name(&self) -> &str {
+        self.full_name.rsplit('.').next().unwrap_or(&self.full_name)
+    }
+    fn class_name(&self) -> String {
+        let mut parts: Vec<&str> = self.full_name.split('.').collect();
+        parts.pop();
+        parts.join(".")
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Run {
+    run_id: String,
+    port: u16,
+    mode: TestMode,
+    tests: Vec<TestCase>,
+    selective: bool,
+    due_ms: i64,
+}
+
+#[derive(Debug)]
+pub struct TestRunner {
+    pub suite: Vec<TestCase>,
+    runs: Vec<Run>,
+}
+
+impl TestRunner {
+    pub fn new() -> TestRunner {
+        use TestMode::*;
+        let suite = vec![
+            TestCase::passing("Game.Tests.PlayerControllerTests.SpeedIsPositive", EditMode)
+                .in_category("Fast"),
+            TestCase::passing(
+                "Game.Tests.PlayerControllerTests.JumpHeightDefault",
+                EditMode,
+            )
+            .in_category("Fast"),
+            TestCase::passing(
+                "Game.Tests.PlayerControllerTests.MoveChangesPosition",
+                EditMode,
+            ),
+            TestCase::passing("Game.Tests.GameSettingsTests.DifficultyInRange", EditMode),
+            TestCase::passing("Game.Tests.GameplayTests.PlayerFallsWithGravity", PlayMode)
+                .in_category("Integration"),
+            TestCase::passing("Game.Tests.GameplayTests.SceneLoads", PlayMode)
+                .in_category("Integration"),
+        ];
+        TestRunner {
+            suite,
+            runs: Vec::new(),
+        }
+    }
+}
+
+impl Default for TestRunner {
+    fn default() -> Self {
+        TestRunner::new()
+    }
+}
+
+fn split_list(s: Option<&str>) -> Vec<String> {
+    s.unwrap_or("")
+        .split([',', ';'])
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Filter: each term matches a test whose full name contains it (namespace, class or method),
+/// case-insensitively. Categories and assemblies match exactly (case-insensitive).
+fn select(
+    suite: &[TestCase],
+    mode: TestMode,
+    filter: &[String],
+    categories: &[String],
+    assemblies: &[String],
+) -> Vec<TestCase> {
+    suite
+        .iter()
+        .filter(|t| t.mode == mode)
+        .filter(|t| {
+            filter.is_empty()
+                || filter
+                    .iter()
+                    .any(|f| t.full_name.to_lowercase().contains(&f.to_lowercase()))
+        })
+        .filter(|t| {
+            categories.is_empty()
+                || t.categories
+                    .iter()
+                    .any(|c| categories.iter().any(|w| w.eq_ignore_ascii_case(c)))
+        })
+        .filter(|t| {
+            assemblies.is_empty()
+                || assemblies
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(&t.assembly))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The final envelope of a run (what the result file holds, and what a sync run returns).
+fn envelope(tests: &[TestCase], selective: bool) -> FileEnvelope {
+    let mut failures = Vec::new();
+    let mut passes = Vec::new();
+    let mut skipped = 0;
+    for (i, t) in tests.iter().enumerate() {
+        let duration = 0.01 + (i as f64) * 0.003;
+        match &t.outcome {
+            TestOutcome::Passed => passes.push(json!({"name": t.name(), "full_name": t.full_name, "duration": duration})),
+            TestOutcome::Failed { message } => failures.push(json!({
+                "name": t.name(), "full_name": t.full_name, "message": message,
+                "stack_trace": format!("at {}.{} () [0x00001] in ./Assets/Tests/{}.cs:{}", t.class_name(), t.name(), t.class_name().rsplit('.').next().unwrap_or(""), 20 + i),
+                "duration": duration,
+            })),
+            TestOutcome::Skipped { .. } => skipped += 1,
+        }
+    }
+    let data = json!({
+        "total": tests.len(), "passed": passes.len(), "failed": failures.len(), "skipped": skipped,
+        "failures": failures, "passes": passes,
+    });
+    if tests.is_empty() && selective {
+        return FileEnvelope {
+            success: false,
+            message: "No tests matched the given filter, category or assembly.".into(),
+            code: Some("NO_TESTS_MATCHED".into()),
+            suggestions: Some(vec![
+                "List the available tests with run_tests {\"action\":\"list\"}.".into(),
+                "Filters match namespace, class or method names; categories and assemblies match exactly.".into(),
+            ]),
+            data: Some(data),
+            timings: None,
+        };
+    }
+    if !failures.is_empty() {
+        return FileEnvelope {
+            success: false,
+            message: format!("{} of {} test(s) failed.", failures.len(), tests.len()),
+            code: Some("TESTS_FAILED".into()),
+            suggestions: None,
+            data: Some(data),
+            timings: None,
+        };
+    }
+    FileEnvelope {
+        success: true,
+        message: format!("All {} test(s) passed.", passes.len()),
+        code: None,
+        suggestions: None,
+        data: Some(data),
+        timings: None,
+    }
+}
+
+fn failure(code: &str, message: String, data: Value) -> FileEnvelope {
+    FileEnvelope {
+        success: false,
+        message,
+        code: Some(code.into()),
+        suggestions: None,
+        data: Some(data),
+        timings: None,
+    }
+}
+
+/// Write the per-run result and the legacy copy, then drop the pending file.
+fn write_result(dir: &std::path::Path, port: u16, run_id: &str, env: &FileEnvelope) {
+    if file_bus::write_json(dir, &names::test_results(port, run_id), env).is_ok() {
+        let _ = file_bus::write_json(dir, &names::test_results_legacy(port), env);
+        let _ = file_bus::remove(dir, &names::test_pending(port, run_id));
+    }
+}
+
+fn owned(rec: &TestPending, ctx: &InvokeContext) -> bool {
+    match &rec.project_id {
+        Some(p) => p == ctx.project_id,
+        None => rec.owner_pid == ctx.pid,
+    }
+}
+
+/// Apply the §7.1 pending-record rule; returns the run id that blocks a new run, if any.
+fn blocking_run(ed: &Editor, ctx: &InvokeContext) -> Option<String> {
+    if let Some(r) = ed.tests.runs.first() {
+        return Some(r.run_id.clone());
+    }
+    let dir = ctx.status_dir;
+    for name in file_bus::list(dir, &format!("test-pending-{}-", ctx.port)) {
+        let Some(v) = file_bus::read_json(&dir.join(&name)) else {
+            continue;
+        };
+        let Ok(rec) = serde_json::from_value::<TestPending>(v) else {
+            continue;
+        };
+        if !owned(&rec, ctx) {
+            continue;
+        }
+        if file_bus::exists(dir, &names::test_results(rec.port, &rec.run_id)) {
+            let _ = file_bus::remove(dir, &name);
+            continue;
+        }
+        if rec.owner_pid == ctx.pid || file_bus::pid_alive(rec.owner_pid) {
+            return Some(rec.run_id);
+        }
+        let env = failure(
+            "TEST_RUN_INTERRUPTED",
+            format!(
+                "Test run {} was interrupted: its Editor process {} is no longer running.",
+                rec.run_id, rec.owner_pid
+            ),
+            json!({"run_id": rec.run_id, "mode": rec.mode, "owner_pid": rec.owner_pid}),
+        );
+        write_result(dir, rec.port, &rec.run_id, &env);
+    }
+    None
+}
+
+pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContext) -> Handled {
+    match action {
+        Some("list") => list(ed, a),
+        Some("cancel") => cancel(ed, ctx),
+        Some(other) => Err(Fail::invalid(
+            "action",
+            format!("unsupported action '{other}'"),
+        )),
+        None => start(ed, a, ctx),
+    }
+}
+
+fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
+    let mode_text = a.req_str("mode")?;
+    let mode = TestMode::parse(mode_text)
+        .ok_or_else(|| Fail::invalid("mode", "expected EditMode or PlayMode"))?;
+    if ed.compile_errors {
+        return Err(Fail::new(
+            "TEST_RUN_START_FAILED",
+            "Scripts have compile errors; fix them before running tests.",
+        )
+        .with_data(json!({"compile_errors": true})));
+    }
+    if let Some(run_id) = blocking_run(ed, ctx) {
+        return Err(Fail::new(
+            "TEST_RUN_ALREADY_RUNNING",
+            format!("Test run {run_id} is still running on port {}; wait for it or cancel it (run_tests {{\"action\":\"cancel\"}}).", ctx.port),
+        )
+        .with_data(json!({"run_id": run_id, "port": ctx.port})));
+    }
+    let filter_text = a.str("filter")?.unwrap_or("").to_string();
+    let filter = split_list(Some(&filter_text));
+    let categories = split_list(a.str("category")?);
+    let assemblies = split_list(a.str("assembly")?);
+    let selective = !(filter.is_empty() && categories.is_empty() && assemblies.is_empty());
+    let tests = select(&ed.tests.suite, mode, &filter, &categories, &assemblies);
+    let is_async = a.flag("async_results")? || mode == TestMode::PlayMode;
+    if !is_async {
+        let env = envelope(&tests, selective);
+        return Ok(Invocation::from(match env.code {
+            None => HandlerOutcome::Success {
+                message: env.message,
+                data: env.data,
+            },
+            Some(code) => HandlerOutcome::Error {
+                code,
+                message: env.message,
+                data: env.data,
+            },
+        }));
+    }
+    let run_id = file_bus::hex32();
+    let pending = TestPending {
+        port: ctx.port,
+        run_id: run_id.clone(),
+        filter: filter_text,
+        mode: mode.as_str().into(),
+        selective,
+        nunit_guid: String::new(),
+        owner_pid: ctx.pid,
+        project_id: Some(ctx.project_id.to_string()),
+    };
+    if let Err(e) = file_bus::write_json(
+        ctx.status_dir,
+        &names::test_pending(ctx.port, &run_id),
+        &pending,
+    ) {
+        return Err(Fail::new(
+            "TEST_RUN_START_FAILED",
+            format!("Could not write the pending test record: {e}"),
+        ));
+    }
+    ed.tests.runs.push(Run {
+        run_id: run_id.clone(),
+        port: ctx.port,
+        mode,
+        tests,
+        selective,
+        due_ms: ctx.now_ms + ed.knobs.job_delay_ms,
+    });
+    Ok(Invocation::ok(
+        "running",
+        json!({"port": ctx.port, "run_id": run_id}),
+    ))
+}
+
+fn list(ed: &Editor, a: Args) -> Handled {
+    let mode = match a.str("mode")? {
+        Some(m) => TestMode::parse(m)
+            .ok_or_else(|| Fail::invalid("mode", "expected EditMode or PlayMode"))?,
+        None => TestMode::EditMode,
+    };
+    let limit = a.limit("limit", 200, 1, 2000)?;
+    let tests = select(
+        &ed.tests.suite,
+        mode,
+        &split_list(a.str("filter")?),
+        &split_list(a.str("category")?),
+        &split_list(a.str("assembly")?),
+    );
+    let total = tests.len();
+    let items: Vec<Value> = tests
+        .iter()
+        .take(limit)
+        .map(|t| {
+            json!({
+                "full_name": t.full_name, "name": t.name(), "class_name": t.class_name(),
+                "assembly": t.assembly, "mode": t.mode.as_str(), "categories": t.categories,
+            })
+        })
+        .collect();
+    ok(
+        format!("{} of {total} {} test(s).", items.len(), mode.as_str()),
+        json!({"tests": items, "returned": items.len(), "total": total, "truncated": items.len() < total, "mode": mode.as_str()}),
+    )
+}
+
+fn cancel(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
+    let dir = ctx.status_dir;
+    let mut run_ids = Vec::new();
+    for run in std::mem::take(&mut ed.tests.runs) {
+        let env = failure(
+            "TEST_RUN_CANCELLED",
+            format!("Test run {} was cancelled.", run.run_id),
+            json!({"run_id": run.run_id, "mode": run.mode.as_str()}),
+        );
+        write_result(dir, run.port, &run.run_id, &env);
+        run_ids.push(run.run_id);
+    }
+    // Pending records this Editor owns but no longer tracks (e.g. written before a restart).
+    for name in file_bus::list(dir, &format!("test-pending-{}-", ctx.port)) {
+        let Some(rec) = file_bus::read_json(&dir.join(&name))
+            .and_then(|v| serde_json::from_value::<TestPending>(v).ok())
+        else {
+            continue;
+        };
+        if !owned(&rec, ctx) || file_bus::exists(dir, &names::test_results(rec.port, &rec.run_id)) {
+            continue;
+        }
+        let env = failure(
+            "TEST_RUN_CANCELLED",
+            format!("Test run {} was cancelled.", rec.run_id),
+            json!({"run_id": rec.run_id, "mode": rec.mode}),
+        );
+        write_result(dir, rec.port, &rec.run_id, &env);
+        run_ids.push(rec.run_id);
+    }
+    if run_ids.is_empty() {
+        return ok(
+            "No test run was in progress.",
+            json!({"was_running": false}),
+        );
+    }
+    ok(
+        format!("Cancelled {} test run(s).", run_ids.len()),
+        json!({"was_running": true, "run_ids": run_ids, "nunit_cancel_requested": true}),
+    )
+}
+
+/// Finish runs whose time has come.
+pub fn complete_due(ed: &mut Editor, ctx: &InvokeContext) {
+    let now = ctx.now_ms;
+    let (due, waiting): (Vec<Run>, Vec<Run>) = std::mem::take(&mut ed.tests.runs)
+        .into_iter()
+        .partition(|r| r.due_ms <= now);
+    ed.tests.runs = waiting;
+    for run in due {
+        write_result(
+            ctx.status_dir,
+            run.port,
+            &run.run_id,
+            &envelope(&run.tests, run.selective),
+        );
+    }
+}
+
+/// A domain reload kills EditMode runs (PlayMode runs are built to survive one).
+pub fn interrupt_edit_mode(ed: &mut Editor, ctx: &InvokeContext) {
+    let (edit, play): (Vec<Run>, Vec<Run>) = std::mem::take(&mut ed.tests.runs)
+        .into_iter()
+        .partition(|r| r.mode == TestMode::EditMode);
+    ed.tests.runs = play;
+    for run in edit {
+        let env = failure(
+            "TEST_RUN_INTERRUPTED",
+            format!(
+                "EditMode test run {} was interrupted by a domain reload.",
+                run.run_id
+            ),
+            json!({"run_id": run.run_id, "mode": run.mode.as_str()}),
+        );
+        write_result(ctx.status_dir, run.port, &run.run_id, &env);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::Harness;
+    use super::*;
+
+    fn start_async(h: &mut Harness, params: Value) -> String {
+        match h.call("run_tests", params).outcome {
+            HandlerOutcome::Success {
+                message,
+                data: Some(d),
+            } => {
+                assert_eq!(message, "running");
+                assert_eq!(d["port"], 8090);
+                let id = d["run_id"].as_str().unwrap().to_string();
+                assert_eq!(id.len(), 32);
+                id
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn editor_async_run_writes_pending_then_results() {
+        let mut h = Harness::new();
+        let id = start_async(&mut h, json!({"mode": "EditMode", "async_results": true}));
+        let pending = h.status().join(names::test_pending(8090, &id));
+        let rec: TestPending =
+            serde_json::from_value(file_bus::read_json(&pending).unwrap()).unwrap();
+        assert_eq!(rec.mode, "EditMode");
+        assert_eq!(rec.project_id.as_deref(), Some("sha256:test"));
+        assert_eq!(
+            h.err(
+                "run_tests",
+                json!({"mode": "EditMode", "async_results": true})
+            ),
+            "TEST_RUN_ALREADY_RUNNING"
+        );
+        let _ = h.advance(1_000);
+        assert!(!pending.exists());
+        let text =
+            std::fs::read_to_string(h.status().join(names::test_results(8090, &id))).unwrap();
+        assert!(
+            text.starts_with("{\"success\":true,\"message\":\"All 4 test(s) passed.\",\"data\":"),
+            "{text}"
+        );
+        assert!(text.ends_with(",\"timings\":null}"));
+        let legacy =
+            std::fs::read_to_string(h.status().join(names::test_results_legacy(8090))).unwrap();
+        assert_eq!(legacy, text);
+        // Free again.
+        start_async(&mut h, json!({"mode": "PlayMode"}));
+    }
+
+    #[test]
+    fn editor_failures_no_match_sync_and_cancel() {
+        let mut h = Harness::new();
+        h.ed.set_test_suite(vec![
+            TestCase::passing("A.B.Ok", TestMode::EditMode),
+            TestCase::failing("A.B.Broken", TestMode::EditMode, "Expected 1 but was 2"),
+        ]);
+        let id = start_async(&mut h, json!({"mode": "EditMode", "async_results": true}));
+        let _ = h.advance(1_000);
+        let v = file_bus::read_json(&h.status().join(names::test_results(8090, &id))).unwrap();
+        assert_eq!(v["code"], "TESTS_FAILED");
+        assert_eq!(v["data"]["failed"], 1);
+        assert_eq!(v["data"]["failures"][0]["message"], "Expected 1 but was 2");
+
+        let id = start_async(
+            &mut h,
+            json!({"mode": "EditMode", "async_results": true, "filter": "Nothing"}),
+        );
+        let _ = h.advance(1_000);
+        let v = file_bus::read_json(&h.status().join(names::test_results(8090, &id))).unwrap();
+        assert_eq!(v["code"], "NO_TESTS_MATCHED");
+        assert!(v["suggestions"].is_array());
+
+        // Synchronous EditMode.
+        assert_eq!(
+            h.ok("run_tests", json!({"mode": "EditMode", "filter": "B.Ok"}))["passed"],
+            1
+        );
+        assert_eq!(
+            h.err("run_tests", json!({"mode": "EditMode"})),
+            "TESTS_FAILED"
+        );
+
+        // Cancel.
+        assert_eq!(
+            h.ok("run_tests", json!({"action": "cancel"})),
+            json!({"was_running": false})
+        );
+        let id = start_async(&mut h, json!({"mode": "PlayMode"}));
+        let c = h.ok("run_tests", json!({"action": "cancel"}));
+        assert_eq!(c["was_running"], true);
+        assert_eq!(c["run_ids"], json!([id]));
+        let v = file_bus::read_json(&h.status().join(names::test_results(8090, &id))).unwrap();
+        assert_eq!(v["code"], "TEST_RUN_CANCELLED");
+        assert!(!h.status().join(names::test_pending(8090, &id)).exists());
+    }
+
+    #[test]
+    fn editor_reload_interrupts_edit_mode_and_dead_owners_do_not_block() {
+        let mut h = Harness::new();
+        let edit = start_async(&mut h, json!({"mode": "EditMode", "async_results": true}));
+        h.reload();
+        let v = file_bus::read_json(&h.status().join(names::test_results(8090, &edit))).unwrap();
+        assert_eq!(v["code"], "TEST_RUN_INTERRUPTED");
+
+        // A stale record from a dead process of the same project.
+        let stale = TestPending {
+            port: 8090,
+            run_id: "deadbeefdeadbeefdeadbeefdeadbeef".into(),
+            filter: String::new(),
+            mode: "EditMode".into(),
+            selective: false,
+            nunit_guid: String::new(),
+            owner_pid: 999_999_999,
+            project_id: Some("sha256:test".into()),
+        };
+        file_bus::write_json(
+            &h.status(),
+            &names::test_pending(8090, &stale.run_id),
+            &stale,
+        )
+        .unwrap();
+        start_async(&mut h, json!({"mode": "EditMode", "async_results": true}));
+        let v = file_bus::read_json(&h.status().join(names::test_results(8090, &stale.run_id)))
+            .unwrap();
+        assert_eq!(v["code"], "TEST_RUN_INTERRUPTED");
+
+        let listed = h.ok("run_tests", json!({"action": "list", "mode": "PlayMode"}));
+        assert_eq!(listed["total"], 2);
+        assert_eq!(
+            h.ok("run_tests", json!({"action": "list", "category": "Fast"}))["total"],
+            2
+        );
+    }
+}
