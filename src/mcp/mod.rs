@@ -1,1 +1,197 @@
-//! (module being written; see src/lib.rs for its place in the flow)
+//! The MCP server: a default-off stdio server with compact exposure (three tools over the
+//! Editor's live catalog). The only module that knows MCP and JSON-RPC.
+//!
+//! # Layout
+//! - [`run`]: the gate (`HERA_MCP_ENABLED`), option checks, the runtime, prompt exit on EOF.
+//! - `server`: the rmcp handler (identity, tools/list, dispatch, JSON-RPC errors).
+//! - `transport`: stdio line framing with JSON-RPC errors for malformed lines, the early
+//!   notification guard and the EOF signal.
+//! - `tools`, `envelope`: the published tool definitions and the one result shape.
+//! - `args`, `schema_check`: strict decoding and JSON-Schema validation with pointers.
+//! - `compact`: tool_search and tool_describe over a catalog view.
+//! - `link`: the lazily connected Editor: cached/live catalog, heartbeat watch, tool_call.
+//!
+//! # Why these choices
+//! The server must start, list its tools and answer search/describe with no Editor running
+//! (anchor weakness §10.7), so nothing here touches the Editor before a tool asks for it.
+
+mod args;
+mod call;
+mod catalog_view;
+mod compact;
+mod envelope;
+mod interim_search;
+mod link;
+mod schema_check;
+mod server;
+mod tools;
+mod transport;
+
+pub use envelope::{Envelope, output_schema};
+pub use tools::{APPROVAL_META_KEY, INSTRUCTIONS, TASK_POLL_NAME};
+
+use rmcp::ServiceExt;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Options of `hera-agent-unity mcp`, resolved by the CLI (flags over environment).
+#[derive(Debug, Clone, Default)]
+pub struct McpOptions {
+    /// `--transport`; only `stdio` exists.
+    pub transport: String,
+    /// `--exposure`; `None` falls back to `HERA_MCP_EXPOSURE`, then `compact`.
+    pub exposure: Option<String>,
+    /// Global `--project` (`HERA_AGENT_PROJECT`).
+    pub project: Option<String>,
+    /// Global `--port` (`HERA_AGENT_PORT`).
+    pub port: Option<u16>,
+    /// Global `--timeout` in ms (`HERA_AGENT_TIMEOUT_MS`); per Editor request.
+    pub timeout_ms: Option<u64>,
+    /// `--allow-arbitrary-code` (or `HERA_MCP_ALLOW_ARBITRARY_CODE`).
+    pub allow_arbitrary_code: bool,
+}
+
+/// Default per-request timeout, as the Go client's.
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// How long in-flight handlers get after stdin closes before the process exits anyway. Clients
+/// that close stdin kill the process tree 5 s later; we must be gone well before.
+const EOF_GRACE: Duration = Duration::from_millis(300);
+
+/// `1/true/yes/on` (any case) are true; anything else, including unset, is false.
+pub fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    })
+}
+
+fn refuse(message: &str) -> ExitCode {
+    eprintln!("Error: {message}");
+    ExitCode::from(1)
+}
+
+/// Runs the MCP server on stdin/stdout until the client closes stdin. Nothing but JSON-RPC
+/// frames is ever written to stdout; every refusal goes to stderr with a non-zero exit.
+pub fn run(opts: McpOptions) -> ExitCode {
+    if !env_flag("HERA_MCP_ENABLED") {
+        return refuse(
+            "the MCP server is disabled by default. Enable it by setting HERA_MCP_ENABLED=1 in \
+             the environment of the MCP client's server entry (for example \
+             \"env\": {\"HERA_MCP_ENABLED\": \"1\"}), then start `hera-agent-unity mcp`.",
+        );
+    }
+    let transport = if opts.transport.is_empty() {
+        "stdio"
+    } else {
+        opts.transport.as_str()
+    };
+    if transport != "stdio" {
+        return refuse(&format!(
+            "unsupported MCP transport {transport:?}; only stdio is available (--transport stdio)"
+        ));
+    }
+    let exposure = opts
+        .exposure
+        .clone()
+        .filter(|e| !e.trim().is_empty())
+        .or_else(|| {
+            std::env::var("HERA_MCP_EXPOSURE")
+                .ok()
+                .filter(|e| !e.trim().is_empty())
+        })
+        .unwrap_or_else(|| "compact".into())
+        .trim()
+        .to_ascii_lowercase();
+    match exposure.as_str() {
+        "compact" => {}
+        "profile" | "full" => {
+            return refuse(&format!(
+                "MCP exposure {exposure:?} is not implemented in this build yet; use \
+                 --exposure compact (the default), which reaches every tool through \
+                 tool_search, tool_describe and tool_call"
+            ));
+        }
+        other => {
+            return refuse(&format!(
+                "unsupported MCP exposure {other:?}; use compact (default), profile or full"
+            ));
+        }
+    }
+    let timeout_ms = opts.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if timeout_ms == 0 {
+        return refuse(
+            "the MCP timeout must be greater than zero (--timeout / HERA_AGENT_TIMEOUT_MS)",
+        );
+    }
+    let allow_arbitrary_code =
+        opts.allow_arbitrary_code || env_flag("HERA_MCP_ALLOW_ARBITRARY_CODE");
+
+    init_tracing();
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return refuse(&format!("cannot start the async runtime: {e}")),
+    };
+    let link_opts = link::LinkOptions {
+        project: opts.project.clone(),
+        port: opts.port,
+        timeout: Duration::from_millis(timeout_ms),
+    };
+    let code = runtime.block_on(serve(link_opts, allow_arbitrary_code));
+    // Whatever is still running (a handler waiting on the Editor, the heartbeat watch, the
+    // stdin reader thread) must not keep the process alive.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    code
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // main may already have installed a subscriber; then keep it.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
+}
+
+async fn serve(link_opts: link::LinkOptions, allow_arbitrary_code: bool) -> ExitCode {
+    let link = Arc::new(link::EditorLink::new(link_opts));
+    let watch = link.clone().start_watch();
+    let server = server::HeraServer::new(link, allow_arbitrary_code);
+    let eof = Arc::new(tokio::sync::Notify::new());
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let transport = transport::LineTransport::new(stdin, stdout, eof.clone());
+
+    let code = match server.serve(transport).await {
+        Ok(running) => {
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
+            tokio::select! {
+                r = &mut waiting => match r {
+                    Ok(reason) => { tracing::info!(?reason, "MCP session ended"); ExitCode::SUCCESS }
+                    Err(e) => { tracing::error!("MCP session failed: {e}"); ExitCode::from(1) }
+                },
+                _ = async { eof.notified().await; tokio::time::sleep(EOF_GRACE).await } => {
+                    tracing::info!("stdin closed; exiting without waiting for in-flight calls");
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: MCP session could not start: {e}");
+            ExitCode::from(1)
+        }
+    };
+    watch.abort();
+    code
+}

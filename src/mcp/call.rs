@@ -1,0 +1,464 @@
+//! `tool_call`: resolve, validate, authorize, send, and shape the answer.
+//!
+//! Order matters and is the same for every call, so a refused call never reaches the Editor:
+//! 1. an Editor ready for calls and a catalog of its current domain (else a retryable error);
+//! 2. the tool (aliases, arbitrary-code permission) and the action (aliases → canonical name);
+//! 3. strict validation against the resolved action's input schema (pointer-located faults);
+//! 4. resolved safety, operation id, ledger obligation, approval (preflight or token check);
+//! 5. the `/command` request with the live catalog hash and `client_kind: mcp`;
+//! 6. the reply: the Connector's envelope preserved, long work turned into a task handle.
+
+use super::args::{self, CallArgs};
+use super::catalog_view::CatalogView;
+use super::compact::{find_action, find_tool};
+use super::envelope::Envelope;
+use super::link::{EditorLink, connector_error, unavailable};
+use super::schema_check::{self, Fault};
+use super::tools::TASK_POLL_NAME;
+use crate::connector::{CallOptions, ClientKind, ConnectorClient};
+use crate::discovery::now_ms;
+use crate::policy::{self, ApprovalBinding, ApprovalNeed};
+use crate::tasks::{self, TaskState};
+use hera_connector_contract::canonical::{arguments_hash_of_value, sha256_prefixed};
+use hera_connector_contract::catalog::{ActionEntry, ToolEntry};
+use hera_connector_contract::operation::OperationId;
+use hera_connector_contract::task_id::DurableTaskId;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How long `tool_call` waits for a started job before handing back a task id to poll. Well
+/// under the 30 s request timeout some clients apply.
+pub const TASK_INLINE_WAIT: Duration = Duration::from_secs(10);
+/// How long one poll of `hera.task` waits for completion before answering "still working".
+pub const TASK_POLL_WAIT: Duration = Duration::from_secs(5);
+/// Suggested pause between polls of a working task.
+pub const TASK_POLL_AFTER_MS: u64 = 2000;
+
+/// Approval tokens this process obtained by preflight and handed to the agent, by token hash.
+/// Only these may be renewed after a domain reload invalidated them: the human approved this
+/// exact operation, so the adapter re-preflights it itself. A token the agent made up is never
+/// renewed.
+#[derive(Default)]
+pub struct IssuedTokens {
+    by_hash: Mutex<HashMap<String, i64>>,
+}
+
+impl IssuedTokens {
+    fn remember(&self, token: &str, expires_at_ms: i64) {
+        let mut m = self.by_hash.lock().expect("tokens lock");
+        let now = now_ms();
+        m.retain(|_, exp| *exp > now);
+        m.insert(sha256_prefixed(token.as_bytes()), expires_at_ms);
+    }
+    fn issued_and_unexpired(&self, token: &str) -> bool {
+        let m = self.by_hash.lock().expect("tokens lock");
+        m.get(&sha256_prefixed(token.as_bytes()))
+            .is_some_and(|exp| *exp > now_ms())
+    }
+}
+
+/// Where the arguments came in, for pointers in errors.
+const ARGS: &str = "/arguments";
+
+/// The contract a call is checked against: the resolved action's input schema, or the tool's
+/// when the call names no action (or the tool has none).
+fn validation_schema<'a>(
+    tool: &'a ToolEntry,
+    action: Option<&'a ActionEntry>,
+) -> (String, &'a Value) {
+    match action {
+        Some(a) => (format!("{}/{}", tool.name, a.name), &a.input_schema),
+        None => (tool.name.clone(), &tool.input_schema),
+    }
+}
+
+/// Validates `arguments` against the resolved contract. Older Connectors publish action schemas
+/// without the `action` property; then `action` is left out of the validated copy only (§3.6).
+fn validate(
+    view: &CatalogView,
+    tool: &ToolEntry,
+    action: Option<&ActionEntry>,
+    arguments: &Map<String, Value>,
+) -> Option<Envelope> {
+    let (key, schema) = validation_schema(tool, action);
+    let compiled = view.validators.get(&key, schema);
+    let validator = match compiled.as_ref() {
+        Ok(v) => v,
+        Err(e) => {
+            // The Connector validates again; a schema we cannot compile is its contract's bug,
+            // not the agent's, so the call goes through and the Connector decides.
+            tracing::warn!(schema = %key, "skipping local validation: {e}");
+            return None;
+        }
+    };
+    let mut instance = Value::Object(arguments.clone());
+    let declares_action = schema
+        .get("properties")
+        .and_then(|p| p.get("action"))
+        .is_some();
+    if action.is_some() && !declares_action {
+        instance.as_object_mut().expect("object").remove("action");
+    }
+    let faults: Vec<Fault> = schema_check::check(validator, schema, &instance, ARGS);
+    if faults.is_empty() {
+        return None;
+    }
+    let mut env = args::invalid(&tool.name, &faults);
+    env.message = format!(
+        "invalid argument at {}: {}. The arguments must match the input schema of {key}; see \
+         tool_describe {{\"name\":{:?}{}}}",
+        faults[0].pointer,
+        faults[0].message,
+        tool.name,
+        action
+            .map(|a| format!(",\"action\":{:?}", a.name))
+            .unwrap_or_default()
+    );
+    Some(env)
+}
+
+fn approval_required(pre: &crate::connector::Preflight) -> Envelope {
+    let s = &pre.summary;
+    let text = |k: &str| {
+        s.get(k)
+            .map(|v| match v {
+                Value::String(x) => x.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default()
+    };
+    let what = match s.get("action").and_then(Value::as_str) {
+        Some(a) => format!("{}/{}", text("tool"), a),
+        None => text("tool"),
+    };
+    Envelope::error(
+        "APPROVAL_REQUIRED",
+        format!(
+            "{what} on {} needs the user's approval (side effect: {}, reversible: {}, may reload \
+             the domain: {}). Show this to the user; if they approve, repeat the identical \
+             tool_call with approval_token set to data.token within 5 minutes.",
+            text("target"),
+            text("side_effect"),
+            text("reversible"),
+            text("may_reload_domain"),
+        ),
+    )
+    .with_operation_id(pre.operation_id.as_str())
+    .with_data(json!({
+        "token": pre.token,
+        "operation_id": pre.operation_id.as_str(),
+        "expires_at_ms": pre.expires_at_ms,
+        "summary": pre.summary,
+    }))
+    .with_hint("Never approve on the user's behalf. The token is single-use and bound to these exact arguments.")
+}
+
+fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
+    let encoded = id.encode();
+    match state {
+        TaskState::Completed { result } => {
+            Envelope::from_connector(result, "task completed").with_operation_id(id.o.clone())
+        }
+        TaskState::Working { .. } => Envelope::ok(
+            format!(
+                "still running; poll with tool_call {{\"name\":\"{TASK_POLL_NAME}\",\"arguments\":{{\"task_id\":\"{encoded}\"}}}}"
+            ),
+            json!({
+                "task_id": encoded,
+                "status": "working",
+                "kind": id.k,
+                "poll_after_ms": TASK_POLL_AFTER_MS,
+            }),
+        )
+        .with_operation_id(id.o.clone()),
+        TaskState::NotFound => Envelope::error(
+            "TASK_NOT_FOUND",
+            "no pending or finished job matches this task id (it never started, or its files \
+             were cleaned up)",
+        )
+        .with_data(json!({"task_id": encoded})),
+    }
+}
+
+impl EditorLink {
+    /// Runs one `tool_call`. Every outcome, refusals included, is an envelope.
+    pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool) -> Envelope {
+        if a.name == TASK_POLL_NAME {
+            return self.poll_task(&a).await;
+        }
+        let (client, view) = match self.ready_for_call().await {
+            Ok(x) => x,
+            Err(e) => return e,
+        };
+        let catalog = view.catalog();
+        let tool = match find_tool(catalog, &a.name, allow_arbitrary_code) {
+            Ok(t) => t,
+            Err(e) => return e,
+        };
+        let mut arguments = a.arguments.clone();
+        let action = match arguments.get("action") {
+            Some(Value::String(name)) if !tool.actions.is_empty() => {
+                match find_action(tool, name) {
+                    Ok(found) => Some(found),
+                    Err(mut e) => {
+                        if let Some(d) = e.data.as_mut() {
+                            d["pointer"] = json!("/arguments/action");
+                        }
+                        return e;
+                    }
+                }
+            }
+            _ => None,
+        };
+        if let Some(act) = action {
+            arguments.insert("action".into(), Value::String(act.name.clone()));
+        }
+        if let Some(e) = validate(&view, tool, action, &arguments) {
+            return e;
+        }
+        let call_policy = match policy::resolve_call(catalog, &tool.name, &arguments) {
+            Ok(p) => p,
+            Err(e) => return Envelope::error(e.code(), e.to_string()),
+        };
+        let heartbeat = client.instance().heartbeat;
+        if policy::mutation_without_ledger(&call_policy, &heartbeat) {
+            return Envelope::error(
+                "OPERATION_LEDGER_REQUIRED",
+                format!(
+                    "{} changes the project but this Unity Connector keeps no operation ledger \
+                     (operation_ledger_v1), so a reload mid-call could leave its outcome unknown; \
+                     update the AgentConnector package",
+                    tool.name
+                ),
+            );
+        }
+        let mut operation_id = match a.operation_id.as_deref() {
+            Some(raw) => match OperationId::parse(raw) {
+                Ok(op) => Some(op),
+                Err(e) => {
+                    return Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(
+                        json!({
+                            "pointer": "/operation_id",
+                            "message": e.to_string(),
+                            "expected": "8-128 letters, digits, '_' or '-'"
+                        }),
+                    );
+                }
+            },
+            None if call_policy.uses_ledger() => Some(OperationId::generate()),
+            None => None,
+        };
+        let params = Value::Object(arguments.clone());
+        let mut token = None;
+        match policy::approval_need(&call_policy, &heartbeat) {
+            ApprovalNeed::NotRequired => {}
+            ApprovalNeed::Unsupported => {
+                return Envelope::error(
+                    "APPROVAL_UNSUPPORTED",
+                    format!(
+                        "{} needs the user's approval but this Unity Connector does not support \
+                         approvals (approval_v1); update the AgentConnector package",
+                        tool.name
+                    ),
+                );
+            }
+            ApprovalNeed::Required => match a.approval_token.as_deref() {
+                Some(t) => {
+                    let binding = ApprovalBinding {
+                        tool: call_policy.tool.clone(),
+                        action: call_policy.action.clone(),
+                        arguments_hash: arguments_hash_of_value(&params),
+                        risk_class: call_policy.risk_class().as_str().to_string(),
+                        project_id: catalog.project_id.clone(),
+                        operation_id: a.operation_id.clone(),
+                    };
+                    match policy::check_token(t, &binding) {
+                        Ok(claims) => match OperationId::parse(&claims.operation_id) {
+                            Ok(op) => {
+                                operation_id = Some(op);
+                                token = Some(t.to_string());
+                            }
+                            Err(e) => {
+                                return Envelope::error(
+                                    "INVALID_APPROVAL_TOKEN",
+                                    format!("the approval token's operation id is invalid: {e}"),
+                                );
+                            }
+                        },
+                        Err(e) => {
+                            let data = e.data();
+                            let env = Envelope::error(e.code(), e.to_string())
+                                .with_suggestions(vec![e.suggestion().to_string()]);
+                            return if data.is_null() {
+                                env
+                            } else {
+                                env.with_data(data)
+                            };
+                        }
+                    }
+                }
+                None => {
+                    return match client
+                        .preflight(
+                            &call_policy.tool,
+                            call_policy.action.as_deref(),
+                            &arguments,
+                            operation_id.clone(),
+                        )
+                        .await
+                    {
+                        Ok(pre) => {
+                            self.issued.remember(&pre.token, pre.expires_at_ms);
+                            approval_required(&pre)
+                        }
+                        Err(e) => connector_error(&e),
+                    };
+                }
+            },
+        }
+        let options = CallOptions {
+            operation_id: operation_id.clone(),
+            approval_token: token.clone(),
+            catalog_hash: Some(view.snapshot.catalog_hash().to_string()),
+            idempotent: call_policy.idempotent(),
+            client_kind: ClientKind::Mcp,
+            timeout: None,
+        };
+        let mut reply = match client
+            .command(&call_policy.tool, &arguments, options.clone())
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => return connector_error(&e),
+        };
+        // A reload rotated the Connector's approval secret after the human approved: renew the
+        // approval for the identical operation once, but only for a token we issued ourselves.
+        if let Some(t) = &token
+            && reply.envelope.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
+            && self.issued.issued_and_unexpired(t)
+        {
+            match client
+                .preflight(
+                    &call_policy.tool,
+                    call_policy.action.as_deref(),
+                    &arguments,
+                    operation_id.clone(),
+                )
+                .await
+            {
+                Ok(pre) => {
+                    tracing::info!("approval renewed after a domain reload");
+                    let mut again = options.clone();
+                    again.approval_token = Some(pre.token.clone());
+                    again.operation_id = Some(pre.operation_id.clone());
+                    match client.command(&call_policy.tool, &arguments, again).await {
+                        Ok(r) => reply = r,
+                        Err(e) => return connector_error(&e),
+                    }
+                }
+                Err(e) => return connector_error(&e),
+            }
+        }
+        let raw = &reply.envelope.raw;
+        if reply.envelope.code.as_deref() == Some("CATALOG_STALE") {
+            self.force_refresh(&client).await;
+            let mut env = Envelope::from_connector(raw, "catalog stale");
+            env.agent_hint = Some(
+                "The Editor's tool catalog changed and has been reloaded; check the contract \
+                 with tool_describe, then repeat the call."
+                    .into(),
+            );
+            let mut data = env.data.take().unwrap_or_else(|| json!({}));
+            if data.is_object() {
+                data["retryable"] = json!(true);
+            }
+            return env.with_data(data);
+        }
+        let op = reply.operation_id.as_str().to_string();
+        match tasks::job_of_reply(
+            &call_policy.tool,
+            call_policy.action.as_deref(),
+            raw,
+            &catalog.project_id,
+            &op,
+            now_ms(),
+        ) {
+            None => {}
+            Some(Err(msg)) => {
+                return Envelope::from_connector(raw, "running")
+                    .with_operation_id(op)
+                    .with_hint(format!("The job cannot be followed: {msg}"));
+            }
+            Some(Ok(id)) => {
+                let status = self.home().status_dir();
+                let wait = TASK_INLINE_WAIT.min(self.timeout);
+                return match tasks::wait(&status, &id, wait).await {
+                    Ok(state) => task_envelope(&id, &state),
+                    Err(e) => Envelope::error("TASK_RESULT_UNREADABLE", e)
+                        .with_data(json!({"task_id": id.encode()})),
+                };
+            }
+        }
+        let env = Envelope::from_connector(raw, &format!("{} completed", call_policy.tool));
+        if call_policy.uses_ledger() {
+            env.with_operation_id(op)
+        } else {
+            env
+        }
+    }
+
+    async fn poll_task(&self, a: &CallArgs) -> Envelope {
+        let Some(raw) = a.arguments.get("task_id").and_then(Value::as_str) else {
+            return args::invalid(
+                TASK_POLL_NAME,
+                &[Fault {
+                    pointer: "/arguments/task_id".into(),
+                    message:
+                        "missing required field \"task_id\" (the data.task_id of a running result)"
+                            .into(),
+                    expected: Some(json!("string")),
+                }],
+            );
+        };
+        let id = match DurableTaskId::decode(raw) {
+            Ok(id) => id,
+            Err(e) => {
+                return args::invalid(
+                    TASK_POLL_NAME,
+                    &[Fault {
+                        pointer: "/arguments/task_id".into(),
+                        message: format!("not a task id from this server: {e}"),
+                        expected: None,
+                    }],
+                );
+            }
+        };
+        let project = match self.view_for_reading().await {
+            Ok(v) => v.catalog().project_id.clone(),
+            Err(_) => id.project_id.clone(),
+        };
+        if id.project_id != project {
+            return task_envelope(&id, &TaskState::NotFound);
+        }
+        let status = self.home().status_dir();
+        match tasks::wait(&status, &id, TASK_POLL_WAIT.min(self.timeout)).await {
+            Ok(state) => task_envelope(&id, &state),
+            Err(e) => unavailable(
+                "TASK_RESULT_UNREADABLE",
+                "result_unreadable",
+                e,
+                json!({"task_id": raw}),
+            ),
+        }
+    }
+
+    /// Fetches the catalog again even if the domain epoch did not change (the Connector said our
+    /// catalog hash is stale), bypassing the epoch-keyed cache lookup.
+    async fn force_refresh(&self, client: &ConnectorClient) {
+        if let Err(e) = self.reload_catalog(client).await {
+            tracing::warn!("catalog reload after CATALOG_STALE failed: {e}");
+        }
+    }
+}

@@ -1,0 +1,545 @@
+//! `tool_search` and `tool_describe` over a catalog view: pure functions of (catalog, arguments).
+//!
+//! They never contact the Editor, so they work from the cached catalog while it is down.
+
+use super::args::{DescribeArgs, SearchArgs};
+use super::catalog_view::{CatalogView, Origin};
+use super::envelope::Envelope;
+use super::interim_search;
+use hera_connector_contract::catalog::{ActionEntry, Catalog, NORMAL_PROFILES, Safety, ToolEntry};
+use serde_json::{Value, json};
+
+/// Profiles a search may filter by.
+const SEARCHABLE_PROFILES: [&str; 9] = [
+    "assets",
+    "core",
+    "custom",
+    "diagnostics",
+    "full",
+    "scene",
+    "testing",
+    "ui",
+    "advanced",
+];
+
+/// Longest description a search hit carries; describe has the full text.
+const HIT_DESCRIPTION_CHARS: usize = 160;
+
+/// The five safety facts an agent needs to choose, without rules or scopes.
+pub fn compact_safety(s: &Safety) -> Value {
+    json!({
+        "risk_class": s.risk_class.as_str(),
+        "read_only": s.read_only,
+        "destructive": s.destructive,
+        "idempotent": s.idempotent,
+        "requires_confirmation": s.requires_confirmation,
+    })
+}
+
+/// A tool's worst case over its own safety, its rules and every action: read-only and
+/// idempotent only if all are, destructive or needing confirmation if any is. `risk_class` is
+/// `conditional` when the answer depends on the action or the arguments.
+pub fn folded_safety(t: &ToolEntry) -> Value {
+    let all: Vec<&Safety> = std::iter::once(&t.safety)
+        .chain(t.safety.rules.iter().map(|r| &r.safety))
+        .chain(t.actions.iter().map(|a| &a.safety))
+        .collect();
+    let varies = all.iter().any(|s| s.risk_class != t.safety.risk_class);
+    json!({
+        "risk_class": if varies || !t.safety.rules.is_empty() { "conditional" } else { t.safety.risk_class.as_str() },
+        "read_only": all.iter().all(|s| s.read_only),
+        "destructive": all.iter().any(|s| s.destructive),
+        "idempotent": all.iter().all(|s| s.idempotent),
+        "requires_confirmation": all.iter().any(|s| s.requires_confirmation),
+    })
+}
+
+fn first_sentence(text: &str) -> String {
+    let end = text.find(". ").map(|i| i + 1).unwrap_or(text.len());
+    let s = &text[..end];
+    if s.chars().count() <= HIT_DESCRIPTION_CHARS {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().take(HIT_DESCRIPTION_CHARS - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Levenshtein distance over characters, case-insensitive.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Close names for a misspelled one: small edit distance, or one is a prefix/part of the other.
+/// At most five, nearest first, ties by name.
+pub fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let w = wanted.trim().to_lowercase();
+    let limit = (w.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .filter_map(|c| {
+            let lc = c.to_lowercase();
+            let d = distance(&w, &lc);
+            let related = !w.is_empty() && (lc.contains(&w) || w.contains(&lc));
+            (d <= limit || related).then_some((if related { d.min(1) } else { d }, c))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored
+        .into_iter()
+        .take(5)
+        .map(|(_, c)| c.to_string())
+        .collect()
+}
+
+fn visible<'a>(
+    catalog: &'a Catalog,
+    allow_arbitrary_code: bool,
+) -> impl Iterator<Item = &'a ToolEntry> {
+    catalog
+        .tools
+        .iter()
+        .filter(move |t| allow_arbitrary_code || !t.is_arbitrary_code())
+}
+
+/// Finds a tool by name, alias, or a unique case-insensitive match. Arbitrary-code tools are
+/// refused unless permitted, with a message that says how to permit them.
+pub fn find_tool<'a>(
+    catalog: &'a Catalog,
+    name: &str,
+    allow_arbitrary_code: bool,
+) -> Result<&'a ToolEntry, Envelope> {
+    let found = catalog.tool(name).or_else(|| {
+        let mut it = catalog
+            .tools
+            .iter()
+            .filter(|t| t.name.eq_ignore_ascii_case(name));
+        match (it.next(), it.next()) {
+            (Some(t), None) => Some(t),
+            _ => None,
+        }
+    });
+    match found {
+        Some(t) if t.is_arbitrary_code() && !allow_arbitrary_code => Err(Envelope::error(
+            "ARBITRARY_CODE_PERMISSION_REQUIRED",
+            format!(
+                "tool {:?} runs arbitrary code in the Editor and is disabled; the user must \
+                 restart the server with --allow-arbitrary-code (or \
+                 HERA_MCP_ALLOW_ARBITRARY_CODE=1) to use it",
+                t.name
+            ),
+        )
+        .with_data(json!({"tool": t.name}))),
+        Some(t) => Ok(t),
+        None => {
+            let names = visible(catalog, allow_arbitrary_code).flat_map(|t| {
+                std::iter::once(t.name.as_str()).chain(t.aliases.iter().map(String::as_str))
+            });
+            let close = close_names(name, names);
+            Err(Envelope::error(
+                "TOOL_NOT_FOUND",
+                format!("tool {name:?} was not found; use tool_search to find tools"),
+            )
+            .with_suggestions(close.clone())
+            .with_data(json!({"tool": name, "did_you_mean": close})))
+        }
+    }
+}
+
+/// Finds an action by canonical name or alias (case-insensitive).
+pub fn find_action<'a>(tool: &'a ToolEntry, action: &str) -> Result<&'a ActionEntry, Envelope> {
+    tool.action(action).ok_or_else(|| {
+        let names = tool
+            .actions
+            .iter()
+            .flat_map(|a| std::iter::once(a.name.as_str()).chain(a.aliases.iter().map(String::as_str)));
+        let close = close_names(action, names);
+        let available: Vec<&str> = tool.actions.iter().map(|a| a.name.as_str()).collect();
+        Envelope::error(
+            "ACTION_NOT_FOUND",
+            if available.is_empty() {
+                format!("tool {:?} has no actions; call it without \"action\"", tool.name)
+            } else {
+                format!(
+                    "action {action:?} was not found for tool {:?}; available: {}",
+                    tool.name,
+                    available.join(", ")
+                )
+            },
+        )
+        .with_suggestions(close.clone())
+        .with_data(json!({"tool": tool.name, "action": action, "available_actions": available, "did_you_mean": close}))
+    })
+}
+
+fn catalog_note(view: &CatalogView, env: Envelope) -> Envelope {
+    match view.origin {
+        Origin::Live => env,
+        Origin::Cached => env.with_hint(
+            "The Editor is not connected; this answer comes from the last cached catalog and may \
+             be out of date.",
+        ),
+    }
+}
+
+pub fn search(view: &CatalogView, args: &SearchArgs, allow_arbitrary_code: bool) -> Envelope {
+    if let Some(p) = &args.profile
+        && !SEARCHABLE_PROFILES.contains(&p.as_str())
+    {
+        return Envelope::error(
+            "INVALID_ARGUMENT",
+            format!("unknown profile {p:?}; use one of {}", SEARCHABLE_PROFILES.join(", ")),
+        )
+        .with_data(json!({"pointer": "/profile", "message": "unknown profile", "expected": SEARCHABLE_PROFILES}));
+    }
+    debug_assert!(
+        NORMAL_PROFILES
+            .iter()
+            .all(|p| SEARCHABLE_PROFILES.contains(p))
+    );
+    let tools = visible(view.catalog(), allow_arbitrary_code).filter(|t| {
+        args.profile
+            .as_ref()
+            .is_none_or(|p| t.profiles.iter().any(|x| x == p))
+    });
+    let ranked = interim_search::rank(tools, &args.query);
+    let results: Vec<Value> = ranked
+        .iter()
+        .take(args.limit)
+        .map(|h| {
+            let mut actions: Vec<&str> = h.actions.iter().map(|a| a.name.as_str()).collect();
+            for a in &h.tool.actions {
+                if !actions.contains(&a.name.as_str()) {
+                    actions.push(&a.name);
+                }
+            }
+            let mut item = json!({
+                "name": h.tool.name,
+                "description": first_sentence(&h.tool.description),
+                "safety": folded_safety(h.tool),
+            });
+            if !actions.is_empty() {
+                item["actions"] = json!(actions);
+            }
+            item
+        })
+        .collect();
+    let message = if results.is_empty() {
+        "no tool matched; try other words (e.g. the Unity object or window name)".to_string()
+    } else {
+        format!("{} of {} matching tools", results.len(), ranked.len())
+    };
+    catalog_note(view, Envelope::ok(message, json!({"results": results})))
+}
+
+fn identity(t: &ToolEntry) -> Value {
+    json!({
+        "name": t.name,
+        "title": t.title,
+        "description": t.description,
+        "source": t.source,
+        "contract_mode": t.contract_mode,
+        "profiles": t.profiles,
+        "aliases": t.aliases,
+        "examples": t.examples,
+    })
+}
+
+pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: bool) -> Envelope {
+    let catalog = view.catalog();
+    let tool = match find_tool(catalog, &args.name, allow_arbitrary_code) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let mut data = json!({
+        "tool": identity(tool),
+        "catalog_hash": catalog.catalog_hash,
+        "domain_epoch": catalog.domain_epoch,
+    });
+    let message;
+    match &args.action {
+        None => {
+            data["tool_safety"] = folded_safety(tool);
+            if tool.actions.is_empty() {
+                data["input_schema"] = tool.input_schema.clone();
+                data["output_schema"] = tool.output_schema.clone();
+                data["safety"] = serde_json::to_value(&tool.safety).expect("safety serializes");
+                message = format!(
+                    "{}: no actions; input_schema is the call contract",
+                    tool.name
+                );
+            } else {
+                data["actions"] = tool
+                    .actions
+                    .iter()
+                    .map(|a| {
+                        json!({
+                            "name": a.name,
+                            "description": a.description,
+                            "aliases": a.aliases,
+                            "safety": compact_safety(&a.safety),
+                        })
+                    })
+                    .collect();
+                message = format!(
+                    "{}: {} actions; describe one with action for its input schema",
+                    tool.name,
+                    tool.actions.len()
+                );
+            }
+        }
+        Some(action) => {
+            let a = match find_action(tool, action) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
+            data["action"] = serde_json::to_value(a).expect("action serializes");
+            // Tool-level rules can override the action's safety for particular arguments.
+            let rules: Vec<&hera_connector_contract::catalog::SafetyRule> = tool
+                .safety
+                .rules
+                .iter()
+                .filter(|r| {
+                    r.when
+                        .get("action")
+                        .and_then(|c| c.get("const"))
+                        .and_then(Value::as_str)
+                        .is_none_or(|x| x == a.name)
+                })
+                .collect();
+            if !rules.is_empty() {
+                data["safety_rules"] = serde_json::to_value(&rules).expect("rules serialize");
+            }
+            message = format!(
+                "{}/{}: call tool_call with name {:?} and arguments matching input_schema",
+                tool.name, a.name, tool.name
+            );
+        }
+    }
+    catalog_note(view, Envelope::ok(message, data))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use hera_connector_contract::catalog::{RiskClass, SafetyDecl};
+
+    fn safety(risk: RiskClass) -> Safety {
+        SafetyDecl {
+            risk: Some(risk),
+            ..Default::default()
+        }
+        .normalize(None)
+    }
+
+    fn action(name: &str, desc: &str, risk: RiskClass, props: Value, required: &[&str]) -> Value {
+        let mut properties = props.as_object().cloned().unwrap_or_default();
+        properties.insert("action".into(), json!({"type":"string","const":name}));
+        let mut req: Vec<&str> = required.to_vec();
+        req.push("action");
+        req.sort();
+        json!({
+            "name": name, "description": desc, "aliases": [],
+            "input_schema": {"type":"object","additionalProperties":false,"properties":properties,"required":req},
+            "output_schema": {"type":"object"},
+            "safety": safety(risk),
+        })
+    }
+
+    /// A small catalog in the wire shape, for unit tests of search/describe/call decoding.
+    pub(crate) fn sample_catalog() -> Catalog {
+        let scene_actions = vec![
+            action(
+                "close",
+                "Close a scene.",
+                RiskClass::Destructive,
+                json!({"path":{"type":"string"}}),
+                &["path"],
+            ),
+            action(
+                "info",
+                "Report the active scene.",
+                RiskClass::ReadOnly,
+                json!({}),
+                &[],
+            ),
+            action(
+                "load",
+                "Open a scene asset.",
+                RiskClass::Write,
+                json!({"path":{"type":"string"},"additive":{"type":"boolean"}}),
+                &["path"],
+            ),
+        ];
+        let source = |t: &str| json!({"kind":"builtin","assembly":"HeraAgent.Editor","type":format!("HeraAgent.Tools.{t}")});
+        let mut clear_rule = serde_json::to_value(safety(RiskClass::Destructive)).unwrap();
+        clear_rule["operation"] = json!("clear");
+        clear_rule["when"] = json!({"clear":{"const":true}});
+        let mut console_safety = serde_json::to_value(safety(RiskClass::ReadOnly)).unwrap();
+        console_safety["rules"] = json!([clear_rule]);
+        let console = json!({"name":"console","title":"Console","description":"Read or clear the Unity console log.",
+            "source": source("Console"), "contract_mode":"strict","profiles":["core","diagnostics","full"],
+            "aliases":[],"examples":[],
+            "input_schema":{"type":"object","additionalProperties":false,"properties":{"clear":{"type":"boolean"},"limit":{"type":"integer","minimum":1}}},
+            "output_schema":{"type":"object"},"actions":[],"safety": console_safety});
+        let exec = json!({"name":"exec","title":"Exec","description":"Compile and run C# code in the Editor.",
+            "source": source("Exec"), "contract_mode":"strict","profiles":["advanced"],"aliases":[],"examples":[],
+            "input_schema":{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]},
+            "output_schema":{"type":"object"},"actions":[],"safety": safety(RiskClass::ArbitraryCode)});
+        let scene = json!({"name":"scene","title":"Scene","description":"Open, save and inspect scenes. Second sentence.",
+            "source": source("Scene"), "contract_mode":"strict","profiles":["core","full","scene"],"aliases":[],"examples":[],
+            "input_schema":{"type":"object","properties":{"action":{"type":"string"}}},
+            "output_schema":{"type":"object"},"actions": scene_actions, "safety": safety(RiskClass::Write)});
+        let v = json!({
+            "schema_version": "hera.tool-catalog/1",
+            "catalog_hash": format!("sha256:{}", "a".repeat(64)),
+            "domain_epoch": "0123456789abcdef0123456789abcdef",
+            "project_id": format!("sha256:{}", "b".repeat(64)),
+            "tools": [console, exec, scene]
+        });
+        serde_json::from_value(v).unwrap()
+    }
+
+    pub(crate) fn snapshot_of(catalog: Catalog) -> crate::catalog::CatalogSnapshot {
+        use crate::catalog::{CacheKey, CatalogKind, CatalogOrigin, CatalogSnapshot};
+        CatalogSnapshot {
+            key: CacheKey {
+                project_id: catalog.project_id.clone(),
+                features: vec![],
+                domain_epoch: catalog.domain_epoch.clone(),
+                catalog_hash: catalog.catalog_hash.clone(),
+            },
+            catalog: std::sync::Arc::new(catalog),
+            kind: CatalogKind::Strict,
+            origin: CatalogOrigin::Live,
+            canonical_text: std::sync::Arc::new(String::new()),
+        }
+    }
+
+    fn view() -> CatalogView {
+        CatalogView::new(snapshot_of(sample_catalog()), Origin::Live)
+    }
+
+    fn s(q: &str, limit: usize) -> SearchArgs {
+        SearchArgs {
+            query: q.into(),
+            limit,
+            profile: None,
+        }
+    }
+
+    #[test]
+    fn search_is_deterministic_and_schema_free() {
+        let v = view();
+        let a = search(&v, &s("load scene", 5), false).to_value();
+        let b = search(&v, &s("load scene", 5), false).to_value();
+        assert_eq!(a, b);
+        let results = a["data"]["results"].as_array().unwrap();
+        assert_eq!(results[0]["name"], "scene");
+        assert_eq!(results[0]["actions"][0], "load");
+        assert_eq!(results[0]["description"], "Open, save and inspect scenes.");
+        assert!(!a.to_string().contains("input_schema"));
+        assert_eq!(results[0]["safety"]["risk_class"], "conditional");
+        assert_eq!(results[0]["safety"]["destructive"], true);
+    }
+
+    #[test]
+    fn arbitrary_code_is_hidden_unless_permitted() {
+        let v = view();
+        let r = search(&v, &s("exec code", 5), false).to_value();
+        assert!(r["data"]["results"].as_array().unwrap().is_empty());
+        let r = search(&v, &s("exec code", 5), true).to_value();
+        assert_eq!(r["data"]["results"][0]["name"], "exec");
+        let d = describe(
+            &v,
+            &DescribeArgs {
+                name: "exec".into(),
+                action: None,
+            },
+            false,
+        );
+        assert_eq!(
+            d.code.as_deref(),
+            Some("ARBITRARY_CODE_PERMISSION_REQUIRED")
+        );
+    }
+
+    #[test]
+    fn describe_overview_action_and_errors() {
+        let v = view();
+        let d = describe(
+            &v,
+            &DescribeArgs {
+                name: "scene".into(),
+                action: None,
+            },
+            false,
+        )
+        .to_value();
+        assert_eq!(d["data"]["actions"].as_array().unwrap().len(), 3);
+        assert!(d["data"].get("input_schema").is_none());
+        let d = describe(
+            &v,
+            &DescribeArgs {
+                name: "scene".into(),
+                action: Some("LOAD".into()),
+            },
+            false,
+        )
+        .to_value();
+        assert_eq!(d["data"]["action"]["name"], "load");
+        assert!(d["data"]["action"]["input_schema"].is_object());
+        let d = describe(
+            &v,
+            &DescribeArgs {
+                name: "console".into(),
+                action: None,
+            },
+            false,
+        )
+        .to_value();
+        assert!(d["data"]["input_schema"].is_object());
+        let d = describe(
+            &v,
+            &DescribeArgs {
+                name: "scen".into(),
+                action: None,
+            },
+            false,
+        );
+        assert_eq!(d.code.as_deref(), Some("TOOL_NOT_FOUND"));
+        assert_eq!(d.suggestions, ["scene"]);
+        let d = describe(
+            &v,
+            &DescribeArgs {
+                name: "scene".into(),
+                action: Some("lod".into()),
+            },
+            false,
+        );
+        assert_eq!(d.code.as_deref(), Some("ACTION_NOT_FOUND"));
+        assert_eq!(d.suggestions[0], "load");
+    }
+
+    #[test]
+    fn close_names_rank_by_distance() {
+        let c = close_names(
+            "manage_gameobjct",
+            ["manage_gameobject", "manage_assets", "scene"].into_iter(),
+        );
+        assert_eq!(c[0], "manage_gameobject");
+        assert!(!c.contains(&"scene".to_string()));
+    }
+}

@@ -1,0 +1,248 @@
+//! The one result shape every compact tool returns, and its output schema.
+//!
+//! Why one closed shape for everything: clients such as the TypeScript SDK validate
+//! `structuredContent` against the advertised `outputSchema` on *every* result, errors included
+//! (anchor weakness §10.1). So the schema below is the single source of truth, and every result
+//! is built through [`Envelope`], whose fields are exactly the schema's properties.
+//!
+//! The text content always repeats the structured JSON (compact), never a bare "OK", so clients
+//! that ignore `structuredContent` still see the data.
+
+use rmcp::model::CallToolResult;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// The structured content of every compact-tool result.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Envelope {
+    pub success: bool,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_hint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// The operation id the Connector recorded (mutations), so an agent can retry or look it up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// The Connector's non-fatal diagnostics (e.g. deprecated argument names), kept verbatim.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Value>,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub timings: Map<String, Value>,
+}
+
+impl Envelope {
+    pub fn ok(message: impl Into<String>, data: Value) -> Self {
+        Envelope {
+            success: true,
+            message: message.into(),
+            data: Some(data),
+            ..Default::default()
+        }
+    }
+
+    /// An adapter-made error the model can act on: a stable `code`, a message that says what to
+    /// do, and optional structured `data`.
+    pub fn error(code: &str, message: impl Into<String>) -> Self {
+        Envelope {
+            success: false,
+            message: message.into(),
+            code: Some(code.to_string()),
+            ..Default::default()
+        }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub fn with_suggestions(mut self, suggestions: Vec<String>) -> Self {
+        self.suggestions = suggestions;
+        self
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.agent_hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_operation_id(mut self, op: impl Into<String>) -> Self {
+        self.operation_id = Some(op.into());
+        self
+    }
+
+    /// Maps a Connector response body onto the envelope, preserving its code, message,
+    /// suggestions, hint, data, diagnostics and timings.
+    ///
+    /// Tools may return any JSON (an anonymous object, even a bare string, §2.4); anything the
+    /// envelope has no field for is kept under `data` rather than dropped, and non-numeric
+    /// timings (the Connector writes `"timings": null`) are omitted.
+    pub fn from_connector(body: &Value, default_message: &str) -> Self {
+        let Some(obj) = body.as_object() else {
+            return Envelope::ok(default_message, body.clone());
+        };
+        let Some(success) = obj.get("success").and_then(Value::as_bool) else {
+            return Envelope::ok(default_message, body.clone());
+        };
+        let mut env = Envelope {
+            success,
+            message: obj
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or(default_message)
+                .to_string(),
+            ..Default::default()
+        };
+        let mut extra = Map::new();
+        for (key, value) in obj {
+            match key.as_str() {
+                "success" | "message" => {}
+                "code" => env.code = value.as_str().map(str::to_string),
+                "suggestions" => {
+                    env.suggestions = value
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                }
+                "agent_hint" => env.agent_hint = value.as_str().map(str::to_string),
+                "data" => {
+                    if !value.is_null() {
+                        env.data = Some(value.clone())
+                    }
+                }
+                "diagnostics" => env.diagnostics = value.as_array().cloned().unwrap_or_default(),
+                "timings" => {
+                    if let Some(t) = value.as_object() {
+                        env.timings = t
+                            .iter()
+                            .filter(|(_, v)| v.is_number())
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect();
+                    }
+                }
+                _ => {
+                    extra.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        if !extra.is_empty() {
+            env.data = Some(match env.data.take() {
+                None => Value::Object(extra),
+                Some(data) => {
+                    extra.insert("data".into(), data);
+                    Value::Object(extra)
+                }
+            });
+        }
+        env
+    }
+
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("an envelope always serializes")
+    }
+
+    /// The MCP result: `structuredContent` = the envelope, one text block with the same JSON,
+    /// `isError` = `!success`.
+    pub fn into_result(self) -> CallToolResult {
+        let value = self.to_value();
+        if self.success {
+            CallToolResult::structured(value)
+        } else {
+            CallToolResult::structured_error(value)
+        }
+    }
+}
+
+/// The output schema shared by the three tools. It admits every envelope [`Envelope`] can
+/// produce: success or error, with or without data, spilled or pending results (those live in
+/// `data`).
+pub fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["success", "message"],
+        "properties": {
+            "success": {"type": "boolean"},
+            "message": {"type": "string"},
+            "code": {"type": "string"},
+            "suggestions": {"type": "array", "items": {"type": "string"}},
+            "agent_hint": {"type": "string"},
+            "data": {},
+            "operation_id": {"type": "string"},
+            "diagnostics": {"type": "array"},
+            "timings": {"type": "object", "additionalProperties": {"type": "number"}}
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_fits(env: &Envelope) {
+        let schema = output_schema();
+        let v = jsonschema::draft202012::new(&schema).unwrap();
+        let value = env.to_value();
+        assert!(v.is_valid(&value), "{value} does not fit the output schema");
+    }
+
+    #[test]
+    fn connector_success_and_error_fit_the_schema() {
+        let ok = json!({"success":true,"message":"Scene info","data":{"name":"Main"},"timings":{"total_ms":3}});
+        let env = Envelope::from_connector(&ok, "done");
+        assert!(env.success);
+        assert_eq!(env.data, Some(json!({"name":"Main"})));
+        assert_eq!(env.timings.get("total_ms"), Some(&json!(3)));
+        assert_fits(&env);
+
+        let err = json!({"success":false,"message":"Validation failed at '/path'.","code":"MISSING_ARGUMENT",
+            "suggestions":["pass path"],"data":{"path":"/path","expected":"string","actual":null},"timings":null});
+        let env = Envelope::from_connector(&err, "done");
+        assert!(!env.success);
+        assert_eq!(env.code.as_deref(), Some("MISSING_ARGUMENT"));
+        assert!(env.timings.is_empty());
+        assert_fits(&env);
+        let r = env.into_result();
+        assert_eq!(r.is_error, Some(true));
+    }
+
+    #[test]
+    fn anonymous_and_bare_results_keep_their_content() {
+        let anon = json!({"success":true,"value":42});
+        let env = Envelope::from_connector(&anon, "exec completed");
+        assert_eq!(env.message, "exec completed");
+        assert_eq!(env.data, Some(json!({"value":42})));
+        assert_fits(&env);
+
+        let bare = json!("just text");
+        let env = Envelope::from_connector(&bare, "done");
+        assert!(env.success);
+        assert_eq!(env.data, Some(json!("just text")));
+        assert_fits(&env);
+
+        let diag = json!({"success":true,"message":"m","data":1,"diagnostics":[{"Code":"DEPRECATED_ARGUMENT"}],"extra":true});
+        let env = Envelope::from_connector(&diag, "d");
+        assert_eq!(env.data, Some(json!({"extra":true,"data":1})));
+        assert_eq!(env.diagnostics.len(), 1);
+        assert_fits(&env);
+    }
+
+    #[test]
+    fn text_content_is_the_structured_json() {
+        let r = Envelope::ok("OK", json!([1, 2])).into_result();
+        let text = r.content[0].as_text().unwrap().text.clone();
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(Some(parsed), r.structured_content);
+        assert_eq!(r.is_error, Some(false));
+    }
+}

@@ -1,0 +1,138 @@
+//! The three compact tools as published in `tools/list`, and the server instructions.
+//!
+//! The list is fixed: it never depends on the Editor, so `tools/list` answers at once even when
+//! no Editor runs (anchor weakness §10.7/§10.8). Annotations are truthful worst cases: search and
+//! describe only read the cached catalog; `tool_call` can do anything the Editor can.
+
+use super::envelope::output_schema;
+use rmcp::model::Tool;
+use serde_json::{Value, json};
+
+pub const TOOL_SEARCH: &str = "tool_search";
+pub const TOOL_DESCRIBE: &str = "tool_describe";
+pub const TOOL_CALL: &str = "tool_call";
+
+/// The reserved `tool_call` name that polls a pending long-running task.
+pub const TASK_POLL_NAME: &str = "hera.task";
+
+/// The `_meta` key under which a client may pass an approval token.
+pub const APPROVAL_META_KEY: &str = "hera/approval_token";
+
+/// Default and maximum number of `tool_search` hits.
+pub const SEARCH_DEFAULT_LIMIT: u64 = 5;
+pub const SEARCH_MAX_LIMIT: u64 = 100;
+
+/// Teaches the workflow in a few lines; sent in `initialize` and `server/discover`.
+pub const INSTRUCTIONS: &str = "Unity Editor tools, reached in three steps. \
+1) tool_search {query}: find tools and their actions. \
+2) tool_describe {name, action}: read that action's exact input schema and safety. \
+3) tool_call {name, arguments}: run it; arguments must match the schema (include \"action\"). \
+Errors carry a code and say how to fix the call. APPROVAL_REQUIRED: show the summary to the user, \
+then repeat the identical call with approval_token. data.retryable=true: retry after \
+data.retry_after_ms. A pending task (data.task_id) is polled with tool_call {name:\"hera.task\", \
+arguments:{task_id}}.";
+
+fn tool(name: &str, title: &str, description: &str, input: Value, read_only: bool) -> Tool {
+    let def = json!({
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": input,
+        "outputSchema": output_schema(),
+        "annotations": {
+            "title": title,
+            "readOnlyHint": read_only,
+            "destructiveHint": !read_only,
+            "idempotentHint": read_only,
+            "openWorldHint": !read_only
+        }
+    });
+    serde_json::from_value(def).expect("a compact tool definition is a valid MCP Tool")
+}
+
+/// `tools/list` in compact exposure, sorted by name.
+pub fn compact_tools() -> Vec<Tool> {
+    vec![
+        tool(
+            TOOL_CALL,
+            "Tool Call",
+            "Validate, authorize and run one Unity tool action. Arguments must match the \
+             action's input schema from tool_describe. If approval is required, repeat the \
+             identical call with approval_token (or _meta \"hera/approval_token\"). Poll a \
+             pending task with name \"hera.task\" and arguments {task_id}.",
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1, "description": "Tool name (or alias) from tool_search."},
+                    "arguments": {"type": "object", "description": "The tool's arguments, including \"action\". Default {}."},
+                    "operation_id": {"type": "string", "minLength": 8, "maxLength": 128, "description": "Reuse to retry the same operation safely; generated when absent."},
+                    "approval_token": {"type": "string", "minLength": 1, "description": "Token from an APPROVAL_REQUIRED result, after the user approved."}
+                },
+                "required": ["name"]
+            }),
+            false,
+        ),
+        tool(
+            TOOL_DESCRIBE,
+            "Tool Describe",
+            "Describe one Unity tool: its actions and safety, or with action, that action's \
+             full input schema, output schema and safety.",
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "action": {"type": "string", "minLength": 1}
+                },
+                "required": ["name"]
+            }),
+            true,
+        ),
+        tool(
+            TOOL_SEARCH,
+            "Tool Search",
+            "Search the Unity Editor's tools and actions by task words. Returns tool names, \
+             matching actions and compact safety, never schemas.",
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "query": {"type": "string", "minLength": 1},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT, "description": "Default 5."},
+                    "profile": {"type": "string", "description": "Only tools in this profile, e.g. scene, assets, testing."}
+                },
+                "required": ["query"]
+            }),
+            true,
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_are_truthful() {
+        let tools = compact_tools();
+        let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
+        assert_eq!(names, [TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH]);
+        for t in &tools {
+            let a = t.annotations.as_ref().unwrap();
+            let read = t.name != TOOL_CALL;
+            assert_eq!(a.read_only_hint, Some(read));
+            assert_eq!(a.destructive_hint, Some(!read));
+            assert_eq!(a.idempotent_hint, Some(read));
+            assert_eq!(a.open_world_hint, Some(!read));
+            assert!(t.output_schema.is_some());
+            assert!(t.description.as_ref().unwrap().len() < 1000);
+        }
+    }
+
+    #[test]
+    fn list_stays_small() {
+        let bytes = serde_json::to_string(&compact_tools()).unwrap().len();
+        assert!(bytes < 4096, "compact tools/list grew to {bytes} bytes");
+    }
+}

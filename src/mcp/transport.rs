@@ -1,0 +1,384 @@
+//! Newline-delimited JSON-RPC over stdio, framed here rather than by rmcp's `AsyncRwTransport`.
+//!
+//! Why our own framing (rmcp still does all of JSON-RPC and MCP above it): rmcp 3.11's stdio
+//! transport (rmcp-guide §9, §11) stays silent on a line that is not JSON, answers a non-JSON-RPC
+//! line with an error that has *no* `id` (not a JSON-RPC 2.0 frame), drops an oversized line
+//! without a reply, and its `serve()` fails, ending the process, on a notification that arrives
+//! before `initialize` (pitfall 4). Here:
+//! - invalid JSON → `-32700` with `"id": null`; not a JSON-RPC 2.0 object, or a batch →
+//!   `-32600` with the request's id when it has a usable one, else `null`; an oversized line →
+//!   `-32600` with `null`; the session continues in every case;
+//! - notifications and stray responses before the lifecycle starts are dropped (they need no
+//!   reply), so an early `notifications/initialized` cannot kill the server;
+//! - stdin EOF is signalled to `run`, which exits without waiting rmcp's 5 s for in-flight work.
+//!
+//! Reads are cancellation-safe: `receive` is polled inside rmcp's `select!`, so a partial line
+//! stays in `self.line` until its newline arrives.
+
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion};
+use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{Value, json};
+use std::future::Future;
+use std::sync::Arc;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Mutex, Notify};
+
+/// The longest line accepted (one JSON-RPC message), as rmcp's default.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+pub struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    discarding: bool,
+    max_line: usize,
+    writer: Arc<Mutex<Option<W>>>,
+    started: bool,
+    eof: Arc<Notify>,
+    /// Error replies still being written (see [`LineTransport::reply`]); `close` waits for them.
+    replies: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// `eof` gets a stored permit when the peer closes its side.
+    pub fn new(read: R, write: W, eof: Arc<Notify>) -> Self {
+        LineTransport {
+            reader: BufReader::new(read),
+            line: Vec::new(),
+            discarding: false,
+            max_line: MAX_LINE_BYTES,
+            writer: Arc::new(Mutex::new(Some(write))),
+            started: false,
+            eof,
+            replies: Vec::new(),
+        }
+    }
+
+    #[cfg(test)]
+    fn with_max_line(mut self, n: usize) -> Self {
+        self.max_line = n;
+        self
+    }
+}
+
+/// One step of line reading.
+enum Read {
+    Line,
+    Oversized,
+    Eof,
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &Mutex<Option<W>>,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    let mut guard = writer.lock().await;
+    let Some(w) = guard.as_mut() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "the transport is closed",
+        ));
+    };
+    w.write_all(bytes).await?;
+    w.write_all(b"\n").await?;
+    w.flush().await
+}
+
+/// Whether rmcp will take this request as the start of a session: an `initialize`, or any
+/// request other than a probe (`ping`, `server/discover`) with complete 2026-07-28 metadata
+/// naming a version we support.
+fn starts_lifecycle(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        other => {
+            let meta = other.get_meta();
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta
+                    .protocol_version()
+                    .is_some_and(|v| ProtocolVersion::KNOWN_VERSIONS.contains(&v))
+        }
+    }
+}
+
+/// What to do with one line.
+enum Verdict {
+    Deliver(ClientJsonRpcMessage),
+    Reply(Value),
+    Ignore(&'static str),
+}
+
+fn error_frame(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// Classifies one line (without its newline).
+fn judge(line: &[u8]) -> Verdict {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Verdict::Ignore("blank line");
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Verdict::Reply(error_frame(
+                Value::Null,
+                -32700,
+                &format!("Parse error: the line is not valid JSON ({e})"),
+            ));
+        }
+    };
+    let Some(obj) = value.as_object() else {
+        let what = if value.is_array() {
+            "batches are not supported; send one message per line"
+        } else {
+            "a JSON-RPC message must be an object"
+        };
+        return Verdict::Reply(error_frame(
+            Value::Null,
+            -32600,
+            &format!("Invalid Request: {what}"),
+        ));
+    };
+    let id = obj.get("id");
+    let usable_id = id
+        .filter(|i| i.is_string() || i.is_i64() || i.is_u64())
+        .cloned();
+    let is_request = obj.get("method").is_some_and(Value::is_string);
+    if obj.get("jsonrpc") != Some(&json!("2.0")) || (id.is_some() && usable_id.is_none()) {
+        return Verdict::Reply(error_frame(
+            usable_id.unwrap_or(Value::Null),
+            -32600,
+            "Invalid Request: expected a JSON-RPC 2.0 object with \"jsonrpc\":\"2.0\" and a string or integer id",
+        ));
+    }
+    let is_response = obj.contains_key("result") || obj.contains_key("error");
+    match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        Ok(m) => Verdict::Deliver(m),
+        Err(e) => match (is_request, usable_id) {
+            (true, Some(id)) => {
+                Verdict::Reply(error_frame(id, -32600, &format!("Invalid Request: {e}")))
+            }
+            (true, None) => Verdict::Ignore("malformed notification"),
+            (false, Some(_)) if is_response => Verdict::Ignore("malformed response"),
+            (false, id) => Verdict::Reply(error_frame(
+                id.unwrap_or(Value::Null),
+                -32600,
+                "Invalid Request: no method",
+            )),
+        },
+    }
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// Reads up to and including the next newline into `self.line`, never holding more than
+    /// `max_line` bytes of one line.
+    async fn read_line(&mut self) -> std::io::Result<Read> {
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                return Ok(Read::Eof);
+            }
+            let (take, done) = match buf.iter().position(|b| *b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            let mut oversized = false;
+            if !self.discarding {
+                if self.line.len() + take > self.max_line + 1 {
+                    self.discarding = true;
+                    self.line.clear();
+                } else {
+                    self.line.extend_from_slice(&buf[..take]);
+                }
+            }
+            self.reader.consume(take);
+            if done {
+                if self.discarding {
+                    self.discarding = false;
+                    oversized = true;
+                }
+                return Ok(if oversized {
+                    Read::Oversized
+                } else {
+                    Read::Line
+                });
+            }
+        }
+    }
+
+    /// Writes an error frame from a detached task: `receive` can be cancelled at any await by
+    /// rmcp's `select!`, and a reply must neither be lost nor half-written when that happens.
+    fn reply(&mut self, frame: &Value) {
+        let bytes = serde_json::to_vec(frame).expect("a JSON value serializes");
+        let writer = self.writer.clone();
+        self.replies.retain(|h| !h.is_finished());
+        self.replies.push(tokio::spawn(async move {
+            if let Err(e) = write_line(&writer, &bytes).await {
+                tracing::debug!("could not answer a malformed line: {e}");
+            }
+        }));
+    }
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            let bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            write_line(&writer, &bytes).await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                Ok(Read::Line) => {}
+                Ok(Read::Oversized) => {
+                    tracing::warn!(max = self.max_line, "dropping an oversized line");
+                    let frame = error_frame(
+                        Value::Null,
+                        -32600,
+                        &format!("Invalid Request: the line exceeds {} bytes", self.max_line),
+                    );
+                    self.reply(&frame);
+                    continue;
+                }
+                Ok(Read::Eof) | Err(_) => {
+                    self.eof.notify_one();
+                    return None;
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            let body = line.strip_suffix(b"\n").unwrap_or(&line);
+            match judge(body) {
+                Verdict::Deliver(message) => {
+                    if !self.started {
+                        match &message {
+                            ClientJsonRpcMessage::Request(r) => {
+                                if starts_lifecycle(&r.request) {
+                                    self.started = true;
+                                }
+                            }
+                            _ => {
+                                tracing::debug!(
+                                    "ignoring a notification or response before initialize"
+                                );
+                                continue;
+                            }
+                        }
+                    }
+                    return Some(message);
+                }
+                Verdict::Reply(frame) => {
+                    tracing::debug!("answering a malformed line: {frame}");
+                    self.reply(&frame);
+                }
+                Verdict::Ignore(what) => tracing::debug!("ignoring a {what}"),
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let pending = std::mem::take(&mut self.replies);
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async {
+            for h in pending {
+                let _ = h.await;
+            }
+        })
+        .await;
+        let mut guard = self.writer.lock().await;
+        if let Some(mut w) = guard.take() {
+            let _ = w.flush().await;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    async fn exchange(input: &str, max: usize) -> (Vec<String>, usize) {
+        let (mut cw, server) = tokio::io::duplex(1 << 16);
+        let (out_read, out_write) = tokio::io::duplex(1 << 16);
+        let eof = Arc::new(Notify::new());
+        let mut t = LineTransport::new(server, out_write, eof).with_max_line(max);
+        cw.write_all(input.as_bytes()).await.unwrap();
+        drop(cw);
+        let mut delivered = 0;
+        while t.receive().await.is_some() {
+            delivered += 1;
+        }
+        t.close().await.unwrap();
+        drop(t);
+        let mut text = String::new();
+        let mut r = out_read;
+        r.read_to_string(&mut text).await.unwrap();
+        (text.lines().map(str::to_string).collect(), delivered)
+    }
+
+    #[tokio::test]
+    async fn malformed_lines_get_jsonrpc_errors() {
+        let input = concat!(
+            "not json\n",
+            "[1,2]\n",
+            "{\"hello\":1}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+            "\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\r\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+        );
+        let (out, delivered) = exchange(input, 1 << 20).await;
+        // initialize and the later notification are delivered; the early notification is not.
+        assert_eq!(delivered, 2);
+        let frames: Vec<Value> = out
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let codes: Vec<i64> = frames
+            .iter()
+            .map(|f| f["error"]["code"].as_i64().unwrap())
+            .collect();
+        assert_eq!(codes, [-32700, -32600, -32600, -32600]);
+        assert!(
+            frames
+                .iter()
+                .all(|f| f["jsonrpc"] == "2.0" && f.get("id").is_some())
+        );
+    }
+
+    #[tokio::test]
+    async fn oversized_lines_are_answered_and_skipped() {
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}\n",
+            "a".repeat(300)
+        );
+        let input = format!("{big}{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}}\n");
+        let (out, delivered) = exchange(&input, 100).await;
+        assert_eq!(delivered, 1);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].contains("-32600"));
+    }
+}
