@@ -6,6 +6,7 @@ use super::context::Globals;
 use super::exit;
 use super::output::{Failure, print_json};
 use crate::discovery::{self, AgentHome};
+use crate::tasks;
 use hera_connector_contract::canonical::sha256_prefixed;
 use hera_connector_contract::task_id::{DurableTaskId, TaskKind};
 use hera_connector_contract::wire::{PackagePending, TestPending, file_bus};
@@ -13,7 +14,8 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-/// Where one task stands, from files only.
+/// Where one task stands, from files only (state from [`crate::tasks::read_state`], plus when
+/// its file last changed).
 #[derive(Debug, Clone, PartialEq)]
 pub enum TaskState {
     /// The pending file exists and no result yet.
@@ -103,31 +105,31 @@ pub fn list_tasks(
     out
 }
 
-/// The state of a task from its files, or `None` when neither file exists.
+/// The state of a task from its files, or `None` when neither file exists. A result file that
+/// is being rewritten (unparsable for a moment) still counts as working.
 pub fn task_state(home: &AgentHome, t: &DurableTaskId) -> Option<TaskState> {
     let dir = home.status_dir();
-    let (result, pending) = match t.k {
+    let (pending, result) = match t.k {
         TaskKind::Test => (
-            file_bus::test_results(t.p, &t.u),
             file_bus::test_pending(t.p, &t.u),
+            file_bus::test_results(t.p, &t.u),
         ),
         TaskKind::Package => (
-            file_bus::package_result(t.p, &t.u),
             file_bus::package_pending(t.p, &t.u),
+            file_bus::package_result(t.p, &t.u),
         ),
     };
-    let result_path = dir.join(result);
-    if let Ok(text) = std::fs::read_to_string(&result_path) {
-        let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        return Some(TaskState::Completed {
-            updated_at_ms: t.c.max(mtime_ms(&result_path).unwrap_or(0)),
-            result: value,
-        });
+    let touched = |name: &str| t.c.max(mtime_ms(&dir.join(name)).unwrap_or(0));
+    match crate::tasks::read_state(&dir, t) {
+        Ok(tasks::TaskState::Completed { result: r }) => Some(TaskState::Completed {
+            updated_at_ms: touched(&result),
+            result: r,
+        }),
+        Ok(tasks::TaskState::Working { .. }) | Err(_) => Some(TaskState::Working {
+            updated_at_ms: touched(&pending).max(touched(&result)),
+        }),
+        Ok(tasks::TaskState::NotFound) => None,
     }
-    let pending_path = dir.join(pending);
-    mtime_ms(&pending_path).map(|m| TaskState::Working {
-        updated_at_ms: t.c.max(m),
-    })
 }
 
 fn task_json(t: &DurableTaskId, state: Option<&TaskState>) -> Value {
