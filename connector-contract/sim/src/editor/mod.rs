@@ -27,7 +27,7 @@
 //! Test knobs: [`Editor::set_test_suite`], [`Editor::set_job_delay`],
 //! [`Editor::set_package_timeout`], [`Editor::set_package_stall`],
 //! [`Editor::set_package_completion`], [`Editor::set_play_mode_reloads_domain`],
-//! [`Editor::set_compile_errors`], [`Editor::log`].
+//! [`Editor::set_compile_errors`], [`Editor::set_legacy_test_contract`], [`Editor::log`].
 //!
 //! Layout: one file per tool family; the model pieces are `world` (scene graph), `asset_db`
 //! (asset tree), `component_types`, `shaders`, `math`; `file_bus` writes status files.
@@ -554,6 +554,11 @@ impl Editor {
     pub fn set_test_suite(&mut self, suite: Vec<TestCase>) {
         self.tests.suite = suite;
     }
+    /// Answer async `run_tests` starts the pre-`run_id` way (no run id, no pending record, only
+    /// `test-results-<port>.json`), as legacy Connectors did.
+    pub fn set_legacy_test_contract(&mut self, on: bool) {
+        self.tests.legacy_contract = on;
+    }
     /// How long async jobs (test runs, package jobs, builds, bakes) take.
     pub fn set_job_delay(&mut self, delay: Duration) {
         self.knobs.job_delay_ms = delay.as_millis().min(i64::MAX as u128) as i64;
@@ -732,6 +737,33 @@ mod tests {
         }
         // Jobs started above must complete cleanly too.
         let _ = h.advance(10_000);
+    }
+
+    #[test]
+    fn editor_is_send_for_the_core_lock() {
+        fn assert_send<T: Send + 'static>() {}
+        assert_send::<Editor>();
+    }
+
+    #[test]
+    fn editor_run_tests_vanishes_without_the_test_framework() {
+        let mut h = Harness::new();
+        assert!(h.ed.has_test_framework());
+        let inv = h.call(
+            "manage_packages",
+            json!({"action": "remove", "identifier": "com.unity.test-framework"}),
+        );
+        assert!(
+            matches!(inv.outcome, HandlerOutcome::Success { ref message, .. } if message == "running")
+        );
+        let reload = h.advance(1_000);
+        assert_eq!(reload.map(|r| r.reason), Some(ReloadReason::PackageChange));
+        h.reload();
+        assert!(!h.ed.has_test_framework());
+        assert_eq!(
+            h.err("run_tests", json!({"mode": "EditMode"})),
+            "UNKNOWN_COMMAND"
+        );
     }
 
     #[test]

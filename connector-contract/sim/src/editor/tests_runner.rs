@@ -113,12 +113,16 @@ struct Run {
     tests: Vec<TestCase>,
     selective: bool,
     due_ms: i64,
+    /// Started under the pre-`run_id` contract: only `test-results-<port>.json` is written.
+    legacy: bool,
 }
 
 #[derive(Debug)]
 pub struct TestRunner {
     pub suite: Vec<TestCase>,
     runs: Vec<Run>,
+    /// Answer async starts the way Connectors before `run_id` did (§7.1, §12.9).
+    pub legacy_contract: bool,
 }
 
 impl TestRunner {
@@ -145,6 +149,7 @@ impl TestRunner {
         TestRunner {
             suite,
             runs: Vec::new(),
+            legacy_contract: false,
         }
     }
 }
@@ -262,6 +267,16 @@ fn failure(code: &str, message: String, data: Value) -> FileEnvelope {
     }
 }
 
+/// Write a run's result: per-run file plus legacy copy, pending file dropped; a legacy-contract
+/// run has only the legacy file.
+fn finish_run(dir: &std::path::Path, run: &Run, env: &FileEnvelope) {
+    if run.legacy {
+        let _ = file_bus::write_json(dir, &names::test_results_legacy(run.port), env);
+    } else {
+        write_result(dir, run.port, &run.run_id, env);
+    }
+}
+
 /// Write the per-run result and the legacy copy, then drop the pending file.
 fn write_result(dir: &std::path::Path, port: u16, run_id: &str, env: &FileEnvelope) {
     if file_bus::write_json(dir, &names::test_results(port, run_id), env).is_ok() {
@@ -314,6 +329,14 @@ fn blocking_run(ed: &Editor, ctx: &InvokeContext) -> Option<String> {
 }
 
 pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContext) -> Handled {
+    if !ed.has_test_framework() {
+        // The real tool only exists while the Unity Test Framework is installed (§7.1).
+        return Err(Fail::new(
+            "UNKNOWN_COMMAND",
+            "Unknown command: run_tests (the com.unity.test-framework package is not installed).",
+        )
+        .with_data(json!({"package": "com.unity.test-framework"})));
+    }
     match action {
         Some("list") => list(ed, a),
         Some("cancel") => cancel(ed, ctx),
@@ -365,6 +388,20 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
         }));
     }
     let run_id = file_bus::hex32();
+    if ed.tests.legacy_contract {
+        // Pre-run_id Connectors: no pending record, clients poll test-results-<port>.json.
+        let _ = file_bus::remove(ctx.status_dir, &names::test_results_legacy(ctx.port));
+        ed.tests.runs.push(Run {
+            run_id,
+            port: ctx.port,
+            mode,
+            tests,
+            selective,
+            due_ms: ctx.now_ms + ed.knobs.job_delay_ms,
+            legacy: true,
+        });
+        return Ok(Invocation::ok("running", json!({"port": ctx.port})));
+    }
     let pending = TestPending {
         port: ctx.port,
         run_id: run_id.clone(),
@@ -392,6 +429,7 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
         tests,
         selective,
         due_ms: ctx.now_ms + ed.knobs.job_delay_ms,
+        legacy: false,
     });
     Ok(Invocation::ok(
         "running",
@@ -439,7 +477,7 @@ fn cancel(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
             format!("Test run {} was cancelled.", run.run_id),
             json!({"run_id": run.run_id, "mode": run.mode.as_str()}),
         );
-        write_result(dir, run.port, &run.run_id, &env);
+        finish_run(dir, &run, &env);
         run_ids.push(run.run_id);
     }
     // Pending records this Editor owns but no longer tracks (e.g. written before a restart).
@@ -480,12 +518,7 @@ pub fn complete_due(ed: &mut Editor, ctx: &InvokeContext) {
         .partition(|r| r.due_ms <= now);
     ed.tests.runs = waiting;
     for run in due {
-        write_result(
-            ctx.status_dir,
-            run.port,
-            &run.run_id,
-            &envelope(&run.tests, run.selective),
-        );
+        finish_run(ctx.status_dir, &run, &envelope(&run.tests, run.selective));
     }
 }
 
@@ -504,7 +537,7 @@ pub fn interrupt_edit_mode(ed: &mut Editor, ctx: &InvokeContext) {
             ),
             json!({"run_id": run.run_id, "mode": run.mode.as_str()}),
         );
-        write_result(ctx.status_dir, run.port, &run.run_id, &env);
+        finish_run(ctx.status_dir, &run, &env);
     }
 }
 
@@ -637,6 +670,19 @@ mod tests {
         let v = file_bus::read_json(&h.status().join(names::test_results(8090, &stale.run_id)))
             .unwrap();
         assert_eq!(v["code"], "TEST_RUN_INTERRUPTED");
+
+        // The pre-run_id contract.
+        h.ok("run_tests", json!({"action": "cancel"}));
+        h.ed.set_legacy_test_contract(true);
+        let d = h.ok(
+            "run_tests",
+            json!({"mode": "EditMode", "async_results": true}),
+        );
+        assert_eq!(d, json!({"port": 8090}));
+        let _ = h.advance(1_000);
+        let v = file_bus::read_json(&h.status().join(names::test_results_legacy(8090))).unwrap();
+        assert_eq!(v["message"], "All 4 test(s) passed.");
+        h.ed.set_legacy_test_contract(false);
 
         let listed = h.ok("run_tests", json!({"action": "list", "mode": "PlayMode"}));
         assert_eq!(listed["total"], 2);
