@@ -140,6 +140,11 @@ impl<'a> SearchFilter<'a> {
         }
     }
 
+    /// Whether the filter looks at profiles at all.
+    pub(crate) fn restricts_profile(&self) -> bool {
+        !matches!(self.profile, None | Some("") | Some("compact"))
+    }
+
     pub(crate) fn admits(&self, profiles: &[String], arbitrary_code: bool) -> bool {
         if arbitrary_code && !self.allow_arbitrary_code {
             return false;

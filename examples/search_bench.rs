@@ -1,0 +1,306 @@
+//! `tool_search` latency and result size, written to `metrics/search-bench.json`.
+//!
+//! Run in release (a debug build is measured too, but flagged):
+//!
+//! `cargo run --release --example search_bench`
+//!
+//! Catalogs: the simulator's built-in catalog (34 tools), and a synthetic catalog of 10,000
+//! tools (the 34 built-ins plus 9,966 generated from the built-ins' own words with a fixed seed,
+//! so term statistics look like a real catalog's and every run generates the same one).
+//! Queries: every request in `tests/search/queries.json` and `tests/search/holdout.json`,
+//! limit 5, no filter. Each search is timed on its own; rounds and samples are bounded.
+
+use hera_agent_unity::search::{SearchFilter, SearchHit, SearchIndex};
+use hera_connector_contract::catalog::{
+    ActionEntry, Catalog, RiskClass, SafetyDecl, Source, ToolEntry,
+};
+use hera_connector_sim::catalog::ToolSet;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const COMMAND: &str = "cargo run --release --example search_bench";
+const SYNTHETIC_TOOLS: usize = 10_000;
+const SEED: u64 = 0x5EA2_C4B3_0000_0001;
+const LIMIT: usize = 5;
+/// Wall-clock budget per catalog; rounds stop early when it is spent.
+const BUDGET: Duration = Duration::from_secs(20);
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load_queries() -> Vec<String> {
+    let mut out = Vec::new();
+    for rel in ["tests/search/queries.json", "tests/search/holdout.json"] {
+        let text = std::fs::read_to_string(root().join(rel)).expect("query file");
+        let v: Value = serde_json::from_str(&text).expect("query file is JSON");
+        for q in v["queries"].as_array().expect("queries") {
+            out.push(q["query"].as_str().expect("query").to_string());
+        }
+    }
+    out
+}
+
+/// splitmix64: small, fixed, good enough to make varied text.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, words: &'a [String]) -> &'a str {
+        &words[self.below(words.len())]
+    }
+    fn sentence(&mut self, words: &[String], min: usize, max: usize) -> String {
+        let n = min + self.below(max - min + 1);
+        let mut s: Vec<&str> = (0..n).map(|_| self.pick(words)).collect();
+        s.dedup();
+        let mut text = s.join(" ");
+        text.push('.');
+        text
+    }
+}
+
+/// Words of the real catalog (names and descriptions), sorted and unique, as the generator's
+/// vocabulary; identifiers are split into their snake_case parts.
+fn vocabulary(tools: &[ToolEntry]) -> Vec<String> {
+    let mut words = std::collections::BTreeSet::new();
+    let mut add = |text: &str| {
+        for w in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+            if w.len() >= 3 && !w.chars().all(|c| c.is_ascii_digit()) {
+                words.insert(w.to_lowercase());
+            }
+        }
+    };
+    for t in tools {
+        add(&t.name);
+        add(&t.description);
+        for a in &t.actions {
+            add(&a.name);
+            add(&a.description);
+        }
+    }
+    words.into_iter().collect()
+}
+
+fn synthetic(real: &[ToolEntry], total: usize) -> Vec<ToolEntry> {
+    let words = vocabulary(real);
+    let mut rng = Rng(SEED);
+    let mut tools: Vec<ToolEntry> = real.to_vec();
+    let risks = [
+        RiskClass::ReadOnly,
+        RiskClass::Write,
+        RiskClass::Destructive,
+    ];
+    let mut i = 0;
+    while tools.len() < total {
+        i += 1;
+        let name = format!("{}_{}_{i}", rng.pick(&words), rng.pick(&words));
+        let n_actions = if rng.below(10) < 4 {
+            0
+        } else {
+            1 + rng.below(8)
+        };
+        let mut actions: Vec<ActionEntry> = Vec::new();
+        for _ in 0..n_actions {
+            let aname = format!("{}_{}", rng.pick(&words), rng.pick(&words));
+            if actions.iter().any(|a| a.name == aname) {
+                continue;
+            }
+            actions.push(ActionEntry {
+                name: aname.clone(),
+                description: rng.sentence(&words, 6, 20),
+                aliases: vec![],
+                input_schema: params(&mut rng, &words, Some(&aname)),
+                output_schema: json!({"type": "object"}),
+                safety: SafetyDecl {
+                    risk: Some(risks[rng.below(3)]),
+                    ..Default::default()
+                }
+                .normalize(None),
+            });
+        }
+        actions.sort_by(|a, b| a.name.cmp(&b.name));
+        tools.push(ToolEntry {
+            name: name.clone(),
+            title: name.replace('_', " "),
+            description: rng.sentence(&words, 12, 30),
+            source: Source {
+                kind: "custom".into(),
+                assembly: "Synthetic".into(),
+                type_name: name.clone(),
+            },
+            contract_mode: "strict".into(),
+            profiles: vec!["custom".into(), "full".into()],
+            aliases: vec![],
+            examples: vec![],
+            input_schema: params(&mut rng, &words, None),
+            output_schema: json!({"type": "object"}),
+            actions,
+            safety: SafetyDecl {
+                risk: Some(risks[rng.below(3)]),
+                ..Default::default()
+            }
+            .normalize(None),
+        });
+    }
+    tools
+}
+
+fn params(rng: &mut Rng, words: &[String], action: Option<&str>) -> Value {
+    let mut props = serde_json::Map::new();
+    if let Some(a) = action {
+        props.insert("action".into(), json!({"type": "string", "const": a}));
+    }
+    for _ in 0..rng.below(7) {
+        let mut p = json!({"type": "string", "description": rng.sentence(words, 4, 10)});
+        if rng.below(5) == 0 {
+            p["enum"] = json!([rng.pick(words), rng.pick(words), rng.pick(words)]);
+        }
+        props.insert(format!("{}_{}", rng.pick(words), rng.pick(words)), p);
+    }
+    json!({"type": "object", "properties": props, "additionalProperties": false})
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn micros(ns: u64) -> f64 {
+    (ns as f64 / 1000.0 * 10.0).round() / 10.0
+}
+
+/// Times every query, round after round, until `max_rounds` or the budget is spent.
+fn time_searches(index: &SearchIndex, queries: &[String], max_rounds: usize) -> Value {
+    let filter = SearchFilter::everything();
+    for q in queries {
+        std::hint::black_box(index.search(q, LIMIT, &filter));
+    }
+    let start = Instant::now();
+    let mut ns: Vec<u64> = Vec::with_capacity(queries.len() * max_rounds);
+    let mut rounds = 0;
+    while rounds < max_rounds && start.elapsed() < BUDGET {
+        for q in queries {
+            let t = Instant::now();
+            std::hint::black_box(index.search(std::hint::black_box(q), LIMIT, &filter));
+            ns.push(t.elapsed().as_nanos() as u64);
+        }
+        rounds += 1;
+    }
+    ns.sort_unstable();
+    let mean = ns.iter().sum::<u64>() as f64 / ns.len() as f64;
+    json!({
+        "searches": ns.len(),
+        "rounds": rounds,
+        "p50_us": micros(percentile(&ns, 0.50)),
+        "p95_us": micros(percentile(&ns, 0.95)),
+        "p99_us": micros(percentile(&ns, 0.99)),
+        "max_us": micros(*ns.last().unwrap()),
+        "mean_us": (mean / 100.0).round() / 10.0,
+    })
+}
+
+fn timed_build(tools: &[ToolEntry]) -> (SearchIndex, f64) {
+    let t = Instant::now();
+    let index = SearchIndex::build(tools);
+    (index, (t.elapsed().as_secs_f64() * 10_000.0).round() / 10.0)
+}
+
+fn result_sizes(index: &SearchIndex, queries: &[String]) -> Value {
+    let mut per_hit: Vec<u64> = Vec::new();
+    let mut per_result: Vec<u64> = Vec::new();
+    for q in queries {
+        let hits: Vec<SearchHit> = index.search(q, LIMIT, &SearchFilter::everything());
+        let compact: Vec<Value> = hits.iter().map(SearchHit::to_compact_json).collect();
+        for c in &compact {
+            per_hit.push(serde_json::to_string(c).unwrap().len() as u64);
+        }
+        per_result.push(serde_json::to_string(&compact).unwrap().len() as u64);
+    }
+    per_hit.sort_unstable();
+    per_result.sort_unstable();
+    let mean = |v: &[u64]| (v.iter().sum::<u64>() as f64 / v.len() as f64).round();
+    json!({
+        "shape": "SearchHit::to_compact_json: {name, action?, summary, actions? (only when no action is named), safety: {risk_class, read_only, destructive, idempotent, requires_confirmation, conditional?}}, compact JSON",
+        "hits": per_hit.len(),
+        "bytes_per_hit": {"mean": mean(&per_hit), "p50": percentile(&per_hit, 0.5), "p95": percentile(&per_hit, 0.95), "max": per_hit.last()},
+        "bytes_per_result_array_of_5": {"mean": mean(&per_result), "p50": percentile(&per_result, 0.5), "p95": percentile(&per_result, 0.95), "max": per_result.last()},
+    })
+}
+
+fn main() {
+    let release = !cfg!(debug_assertions);
+    if !release {
+        eprintln!("search_bench: debug build; figures are not representative (use --release)");
+    }
+    // Other work on a shared machine shows up in the tail percentiles; record how busy it was.
+    let load_average = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string));
+    let queries = load_queries();
+    let project_id = format!("sha256:{}", "0".repeat(64));
+    let catalog: Catalog =
+        serde_json::from_value(ToolSet::builtin().catalog("search-bench", &project_id))
+            .expect("the simulator publishes a valid catalog");
+
+    let (real, real_build_ms) = timed_build(&catalog.tools);
+    let real_timing = time_searches(&real, &queries, 200);
+    let sizes = result_sizes(&real, &queries);
+
+    let big_tools = synthetic(&catalog.tools, SYNTHETIC_TOOLS);
+    let big_actions: usize = big_tools.iter().map(|t| t.actions.len()).sum();
+    let (big, big_build_ms) = timed_build(&big_tools);
+    let big_timing = time_searches(&big, &queries, 20);
+
+    let p50 = |v: &Value| v["p50_us"].as_f64().unwrap();
+    let report = json!({
+        "format": "hera.search-bench/1",
+        "command": COMMAND,
+        "profile": if release { "release" } else { "debug (not representative)" },
+        "machine": {
+            "os": std::env::consts::OS,
+            "arch": std::env::consts::ARCH,
+            "available_parallelism": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+            "load_average_at_start": load_average,
+        },
+        "queries": {"count": queries.len(), "files": ["tests/search/queries.json", "tests/search/holdout.json"], "limit": LIMIT, "filter": "none (arbitrary-code tools included)"},
+        "builtin_catalog": {
+            "tools": catalog.tools.len(),
+            "entries": real.entry_count(),
+            "index_build_ms": real_build_ms,
+            "search": real_timing,
+            "target": "p50 <= 100 us",
+            "meets_target": p50(&real_timing) <= 100.0,
+        },
+        "synthetic_catalog": {
+            "tools": big_tools.len(),
+            "actions": big_actions,
+            "entries": big.entry_count(),
+            "seed": format!("{SEED:#x}"),
+            "generator": "the 34 built-ins plus generated tools whose names, descriptions, actions and parameters are drawn from the built-ins' own words (splitmix64, fixed seed)",
+            "index_build_ms": big_build_ms,
+            "search": big_timing,
+            "target": "p50 <= 2000 us",
+            "meets_target": p50(&big_timing) <= 2000.0,
+        },
+        "result_size_builtin_catalog": sizes,
+    });
+    let text = serde_json::to_string_pretty(&report).unwrap() + "\n";
+    println!("{text}");
+    if release {
+        let path = root().join("metrics/search-bench.json");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {path:?}: {e}"));
+        eprintln!("wrote {}", path.display());
+    } else {
+        eprintln!("debug build: metrics/search-bench.json left unchanged");
+    }
+}
