@@ -1,0 +1,391 @@
+//! `POST /command` (§2.5): the Connector's pipeline, step by step and in its order.
+//!
+//! 1. body checks (done by `http`), `HTTP_MISSING_COMMAND`;
+//! 2. request context: `INVALID_OPERATION_ID`, `ARGUMENTS_HASH_MISMATCH` (before queueing,
+//!    `"timings":null`);
+//! 3. the command lock (`COMMAND_LOCK_TIMEOUT`, `"timings":null`);
+//! 4. protocol version; 5. catalog hash (also on `list`); 6. `list`;
+//! 7. action resolution (`UNKNOWN_COMMAND`, `UNKNOWN_ACTION`); 8. validation;
+//! 9. safety on the normalized params; 10. ledger begin and approval; 11. the handler;
+//! 12. commit, `total_ms`, write, `responded`; 13. ledger cleanup (done by `http`).
+//!
+//! Legacy mode ignores `meta` entirely: no ids, no hash check, no ledger, no approval.
+
+use crate::approval::Binding;
+use crate::catalog::{self, ActionResolution, ValidationFailure};
+use crate::connector::Connector;
+use crate::envelope::{Envelope, Reply};
+use crate::faults::{Fault, FaultKind};
+use crate::handlers::{Call, Ran};
+use crate::http::{AfterWrite, Answer, ParsedRequest};
+use crate::ledger::{Begin, OperationKey};
+use hera_connector_contract::canonical::{self, Json, arguments_hash_json};
+use hera_connector_contract::catalog::Safety;
+use hera_connector_contract::operation::OperationId;
+use hera_connector_contract::wire::EXECUTION_PROTOCOL;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The `meta` block as the Connector reads it (§2.5).
+#[derive(Debug, Clone)]
+pub struct RequestMeta {
+    pub operation_id: String,
+    /// The server's own canonical hash of the raw params (always used for ledger and approval).
+    pub arguments_hash: String,
+    pub protocol_version: Option<String>,
+    pub approval_token: Option<String>,
+    pub catalog_hash: Option<String>,
+}
+
+/// A meta value as text: strings as they are, numbers and booleans as their JSON text
+/// (Newtonsoft converts them); `null` and blank strings are "absent".
+fn meta_text(meta: Option<&Map<String, Value>>, key: &str) -> Result<Option<String>, ()> {
+    match meta.and_then(|m| m.get(key)) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v @ (Value::Number(_) | Value::Bool(_))) => Ok(Some(v.to_string())),
+        Some(_) => Err(()),
+    }
+}
+
+/// `arguments_hash` of the raw `params` member of a body, as the Connector computes it from the
+/// parsed request: absent or non-object params hash as `{}`.
+pub fn raw_member_hash(body: &str, member: &str) -> String {
+    let empty = Json::Object(Vec::new());
+    match canonical::parse(body) {
+        Ok(Json::Object(members)) => {
+            match members.iter().find(|(k, _)| k == member).map(|(_, v)| v) {
+                Some(v @ Json::Object(_)) => arguments_hash_json(v),
+                _ => arguments_hash_json(&empty),
+            }
+        }
+        _ => arguments_hash_json(&empty),
+    }
+}
+
+impl RequestMeta {
+    /// Step 2. Errors are complete `/command` answers (HTTP 200, `"timings":null`).
+    pub fn read(req: &ParsedRequest) -> Result<RequestMeta, Envelope> {
+        let meta = req.object.get("meta").and_then(Value::as_object);
+        let invalid_id = || {
+            Envelope::error(
+                "INVALID_OPERATION_ID",
+                "operation_id must contain only letters, digits, '_' or '-' and be 8-128 characters.",
+            )
+        };
+        let operation_id = match meta_text(meta, "operation_id").map_err(|_| invalid_id())? {
+            None => {
+                let guid: [u8; 16] = rand::random();
+                format!(
+                    "op_{}",
+                    guid.iter().map(|b| format!("{b:02x}")).collect::<String>()
+                )
+            }
+            Some(id) => OperationId::parse(&id)
+                .map_err(|_| invalid_id())?
+                .to_string(),
+        };
+        let arguments_hash = raw_member_hash(&req.text, "params");
+        if let Ok(Some(sent)) = meta_text(meta, "arguments_hash")
+            && sent != arguments_hash
+        {
+            return Err(Envelope::error(
+                "ARGUMENTS_HASH_MISMATCH",
+                format!(
+                    "arguments_hash {sent} does not match the Connector's canonical hash of params ({arguments_hash}); send the params exactly as hashed, or omit arguments_hash."
+                ),
+            ));
+        }
+        Ok(RequestMeta {
+            operation_id,
+            arguments_hash,
+            protocol_version: meta_text(meta, "protocol_version").ok().flatten(),
+            approval_token: meta_text(meta, "approval_token").ok().flatten(),
+            catalog_hash: meta_text(meta, "catalog_hash").ok().flatten(),
+        })
+    }
+}
+
+/// The answer when the lock could not be had in time (`"timings":null`).
+pub fn lock_timeout(wait: Duration) -> Envelope {
+    Envelope::error(
+        "COMMAND_LOCK_TIMEOUT",
+        format!(
+            "Timed out after {} ms waiting for the Editor's command lock; another command is still running.",
+            wait.as_millis()
+        ),
+    )
+}
+
+/// An exception that escaped the router: `INTERNAL_ERROR`, `"timings":null`.
+pub fn internal_error(what: impl std::fmt::Display) -> Envelope {
+    Envelope::error("INTERNAL_ERROR", format!("Request handling error: {what}"))
+}
+
+fn ms_since(t: Instant) -> i64 {
+    t.elapsed().as_millis() as i64
+}
+
+/// A call that passed steps 7–9.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub tool: String,
+    pub action: Option<String>,
+    pub normalized: Map<String, Value>,
+    pub safety: Safety,
+}
+
+fn failure(f: ValidationFailure) -> Envelope {
+    Envelope::error(&f.code, f.message).with_data(f.data)
+}
+
+/// `UNKNOWN_COMMAND` with typo candidates.
+pub fn unknown_command(c: &Connector, command: &str) -> Envelope {
+    let near = c.tools.lock().expect("tools").did_you_mean(command);
+    let mut e = Envelope::error("UNKNOWN_COMMAND", format!("Unknown command: {command}"))
+        .with_suggestions(vec![
+            "List the available tools with list {\"names\":true}, or fetch the catalog."
+                .to_string(),
+        ]);
+    if !near.is_empty() {
+        e = e.with_data(json!({ "did_you_mean": near }));
+    }
+    e
+}
+
+/// Steps 7–9: action, validation, safety. `Err` is the answer (safety errors are internal).
+pub fn resolve(
+    c: &Connector,
+    command: &str,
+    params: &Map<String, Value>,
+) -> Result<Resolved, (Envelope, bool)> {
+    let tools = c.tools.lock().expect("tools");
+    let Some(tool) = tools.get(command) else {
+        drop(tools);
+        return Err((unknown_command(c, command), false));
+    };
+    let (action, to_validate) = match catalog::resolve_action(tool, params) {
+        ActionResolution::Action { name, params, .. } => (Some(name), params),
+        ActionResolution::Default => (None, params.clone()),
+        ActionResolution::Unknown(f) => return Err((failure(f), false)),
+    };
+    let entry = action.as_deref().and_then(|a| tool.action(a));
+    let normalized =
+        catalog::validate(tool, entry, &to_validate).map_err(|f| (failure(f), false))?;
+    let safety = catalog::effective_safety(tool, action.as_deref(), &normalized)
+        .map_err(|e| (internal_error(e), true))?;
+    Ok(Resolved {
+        tool: tool.name.clone(),
+        action,
+        normalized,
+        safety,
+    })
+}
+
+/// Step 11: runs the handler. Counts a side effect for every executed call whose resolved
+/// safety is not read-only (tests prove "exactly one side effect" with this count).
+pub fn execute(c: &Connector, r: &Resolved) -> Ran {
+    let ran = c.invoke(&Call {
+        tool: r.tool.clone(),
+        action: r.action.clone(),
+        params: r.normalized.clone(),
+    });
+    if !r.safety.read_only {
+        c.count_side_effect(&r.tool, r.action.as_deref());
+    }
+    ran
+}
+
+/// The `/command` endpoint.
+pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
+    let Some(command) = req
+        .object
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+    else {
+        return Answer::http_error(
+            400,
+            "HTTP_MISSING_COMMAND",
+            "The request has no \"command\"; send {\"command\":\"<tool>\",\"params\":{…}}.",
+        );
+    };
+    let params = match req.object.get("params") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    let meta = if c.legacy() {
+        None
+    } else {
+        match RequestMeta::read(&req) {
+            Ok(m) => Some(m),
+            Err(e) => return Answer::ok(e.to_text()),
+        }
+    };
+    let wait = c.settings.lock_wait;
+    if c.take_fault(FaultKind::Lock, "/command", Some(&command))
+        .is_some()
+    {
+        return Answer::ok(lock_timeout(wait).to_text());
+    }
+    let Ok(lock) = tokio::time::timeout(wait, c.command_lock.lock()).await else {
+        return Answer::ok(lock_timeout(wait).to_text());
+    };
+    let started = req.started;
+    let finish = |e: Envelope| Answer::ok(e.with_total_ms(ms_since(started)).to_text());
+
+    // 4. protocol version, 5. catalog hash (list included).
+    if let Some(m) = &meta {
+        if let Some(v) = m
+            .protocol_version
+            .as_deref()
+            .filter(|v| *v != EXECUTION_PROTOCOL)
+        {
+            return finish(
+                Envelope::error(
+                    "EXECUTION_PROTOCOL_UNSUPPORTED",
+                    format!("Unsupported execution protocol: {v}"),
+                )
+                .with_data(json!({
+                    "request_protocol_version": v,
+                    "current_protocol_version": EXECUTION_PROTOCOL,
+                })),
+            );
+        }
+        if let Some(h) = &m.catalog_hash {
+            let current = c.tools.lock().expect("tools").catalog_hash();
+            if *h != current {
+                return finish(
+                    Envelope::error(
+                        "CATALOG_STALE",
+                        "The tool catalog changed since it was fetched; fetch it again and retry.",
+                    )
+                    .with_data(json!({
+                        "request_catalog_hash": h,
+                        "current_catalog_hash": current,
+                        "domain_epoch": c.epoch(),
+                    })),
+                );
+            }
+        }
+    }
+    // 6. list.
+    if command == "list" {
+        return finish(crate::list::answer(c, &params));
+    }
+    // 7–9.
+    let resolved = match resolve(c, &command, &params) {
+        Ok(r) => r,
+        Err((e, true)) => return Answer::ok(e.to_text()),
+        Err((e, false)) => return finish(e),
+    };
+    // 10. ledger and approval.
+    let ledger_key = meta
+        .as_ref()
+        .filter(|_| resolved.safety.uses_ledger())
+        .map(|m| OperationKey {
+            operation_id: m.operation_id.clone(),
+            tool: resolved.tool.clone(),
+            action: resolved.action.clone(),
+            arguments_hash: m.arguments_hash.clone(),
+            risk_class: resolved.safety.risk_class.as_str().to_string(),
+            idempotent: resolved.safety.idempotent,
+        });
+    if let (Some(key), Some(m)) = (&ledger_key, &meta) {
+        let epoch = c.epoch();
+        let approval_done = match c.ledger.begin(key, &epoch) {
+            Err(e) => return Answer::ok(internal_error(e).to_text()),
+            Ok(Begin::Replay(text)) => return Answer::ok(text),
+            Ok(Begin::Refuse(e)) => return finish(e),
+            Ok(Begin::Run { approval_done }) => approval_done,
+        };
+        let needs_token = resolved.safety.requires_confirmation && !approval_done;
+        if needs_token {
+            let Some(token) = &m.approval_token else {
+                return finish(Envelope::error(
+                    "APPROVAL_REQUIRED",
+                    "This operation requires an approval token.",
+                ));
+            };
+            let binding = Binding {
+                operation_id: m.operation_id.clone(),
+                tool: resolved.tool.clone(),
+                action: resolved.action.clone(),
+                arguments_hash: m.arguments_hash.clone(),
+                risk_class: key.risk_class.clone(),
+                project_id: c.settings.project_id.clone(),
+            };
+            let now = c.clock.now_ms();
+            if let Err(e) = c.with_domain(|d| d.approval.verify_and_consume(token, &binding, now)) {
+                return finish(e);
+            }
+        }
+        let verified = resolved.safety.requires_confirmation;
+        if let Err(e) = c.ledger.start(key, verified, &epoch, c.clock.now_ms()) {
+            return Answer::ok(internal_error(e).to_text());
+        }
+    }
+    // 11. the handler, with any execution fault.
+    let fault = c.take_fault(FaultKind::Execution, "/command", Some(&command));
+    if let Some(Fault::Hang { .. }) = fault {
+        drop(lock);
+        return Answer::Hang;
+    }
+    let Ran { reply, reload } = execute(c, &resolved);
+    if let Some(Fault::ReloadWhileRunning {
+        downtime_ms,
+        new_port,
+    }) = fault
+    {
+        drop(lock);
+        c.reload(Duration::from_millis(downtime_ms), new_port);
+        return Answer::Reset;
+    }
+    // 12. commit, then total_ms, then write.
+    if let Some(key) = &ledger_key {
+        let text = reply.text();
+        if let Err(e) = c.ledger.commit(
+            &key.operation_id,
+            &text,
+            reply.is_error_response(),
+            c.clock.now_ms(),
+        ) {
+            return Answer::ok(internal_error(e).to_text());
+        }
+    }
+    match fault {
+        Some(Fault::ResetAfterExecute { .. }) => {
+            drop(lock);
+            if let Some(ask) = reload {
+                c.reload_with(c.reload_downtime, false, ask.compile);
+            }
+            return Answer::Reset;
+        }
+        Some(Fault::ReloadAfterCommit {
+            downtime_ms,
+            new_port,
+        }) => {
+            drop(lock);
+            c.reload(Duration::from_millis(downtime_ms), new_port);
+            return Answer::Reset;
+        }
+        Some(Fault::Delay { ms, .. }) => tokio::time::sleep(Duration::from_millis(ms)).await,
+        _ => {}
+    }
+    drop(lock);
+    let body = match reply {
+        Reply::Envelope(e) => e.with_total_ms(ms_since(started)).to_text(),
+        Reply::Verbatim(t) => t,
+    };
+    Answer::Json {
+        status: 200,
+        body,
+        after: AfterWrite {
+            responded: ledger_key.map(|k| k.operation_id),
+            reload,
+        },
+    }
+}
