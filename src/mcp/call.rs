@@ -11,13 +11,14 @@
 use super::args::{self, CallArgs};
 use super::catalog_view::CatalogView;
 use super::compact::{find_action, find_tool};
-use super::envelope::Envelope;
+use super::envelope::{Answer, Envelope};
 use super::link::{EditorLink, connector_error, unavailable};
 use super::schema_check::{self, Fault};
 use super::tools::TASK_POLL_NAME;
 use crate::connector::{CallOptions, ClientKind, ConnectorClient};
 use crate::discovery::now_ms;
 use crate::policy::{self, ApprovalBinding, ApprovalNeed};
+use crate::results::{ProjectKey, ResultSafety, ShapeContext, shape_result};
 use crate::tasks::{self, TaskState};
 use hera_connector_contract::canonical::{arguments_hash_of_value, sha256_prefixed};
 use hera_connector_contract::catalog::{ActionEntry, ToolEntry};
@@ -183,20 +184,27 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
 }
 
 impl EditorLink {
-    /// Runs one `tool_call`. Every outcome, refusals included, is an envelope.
-    pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool) -> Envelope {
+    /// Runs one `tool_call`. Every outcome, refusals included, is an answer the model can read.
+    pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool) -> Answer {
+        match self.call_inner(a, allow_arbitrary_code).await {
+            Ok(answer) => answer,
+            Err(refusal) => Answer::Made(refusal),
+        }
+    }
+
+    /// `Err` is a refusal made here (never sent, or the exchange failed); `Ok` is what the
+    /// Editor answered, shaped.
+    async fn call_inner(
+        &self,
+        a: CallArgs,
+        allow_arbitrary_code: bool,
+    ) -> Result<Answer, Envelope> {
         if a.name == TASK_POLL_NAME {
             return self.poll_task(&a).await;
         }
-        let (client, view) = match self.ready_for_call().await {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
+        let (client, view) = self.ready_for_call().await?;
         let catalog = view.catalog();
-        let tool = match find_tool(catalog, &a.name, allow_arbitrary_code) {
-            Ok(t) => t,
-            Err(e) => return e,
-        };
+        let tool = find_tool(catalog, &a.name, allow_arbitrary_code)?;
         let mut arguments = a.arguments.clone();
         let action = match arguments.get("action") {
             Some(Value::String(name)) if !tool.actions.is_empty() => {
@@ -206,7 +214,7 @@ impl EditorLink {
                         if let Some(d) = e.data.as_mut() {
                             d["pointer"] = json!("/arguments/action");
                         }
-                        return e;
+                        return Err(e);
                     }
                 }
             }
@@ -216,15 +224,13 @@ impl EditorLink {
             arguments.insert("action".into(), Value::String(act.name.clone()));
         }
         if let Some(e) = validate(&view, tool, action, &arguments) {
-            return e;
+            return Err(e);
         }
-        let call_policy = match policy::resolve_call(catalog, &tool.name, &arguments) {
-            Ok(p) => p,
-            Err(e) => return Envelope::error(e.code(), e.to_string()),
-        };
+        let call_policy = policy::resolve_call(catalog, &tool.name, &arguments)
+            .map_err(|e| Envelope::error(e.code(), e.to_string()))?;
         let heartbeat = client.instance().heartbeat;
         if policy::mutation_without_ledger(&call_policy, &heartbeat) {
-            return Envelope::error(
+            return Err(Envelope::error(
                 "OPERATION_LEDGER_REQUIRED",
                 format!(
                     "{} changes the project but this Unity Connector keeps no operation ledger \
@@ -232,21 +238,16 @@ impl EditorLink {
                      update the AgentConnector package",
                     tool.name
                 ),
-            );
+            ));
         }
         let mut operation_id = match a.operation_id.as_deref() {
-            Some(raw) => match OperationId::parse(raw) {
-                Ok(op) => Some(op),
-                Err(e) => {
-                    return Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(
-                        json!({
-                            "pointer": "/operation_id",
-                            "message": e.to_string(),
-                            "expected": "8-128 letters, digits, '_' or '-'"
-                        }),
-                    );
-                }
-            },
+            Some(raw) => Some(OperationId::parse(raw).map_err(|e| {
+                Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(json!({
+                    "pointer": "/operation_id",
+                    "message": e.to_string(),
+                    "expected": "8-128 letters, digits, '_' or '-'"
+                }))
+            })?),
             None if call_policy.uses_ledger() => Some(OperationId::generate()),
             None => None,
         };
@@ -255,14 +256,14 @@ impl EditorLink {
         match policy::approval_need(&call_policy, &heartbeat) {
             ApprovalNeed::NotRequired => {}
             ApprovalNeed::Unsupported => {
-                return Envelope::error(
+                return Err(Envelope::error(
                     "APPROVAL_UNSUPPORTED",
                     format!(
                         "{} needs the user's approval but this Unity Connector does not support \
                          approvals (approval_v1); update the AgentConnector package",
                         tool.name
                     ),
-                );
+                ));
             }
             ApprovalNeed::Required => match a.approval_token.as_deref() {
                 Some(t) => {
@@ -274,33 +275,27 @@ impl EditorLink {
                         project_id: catalog.project_id.clone(),
                         operation_id: a.operation_id.clone(),
                     };
-                    match policy::check_token(t, &binding) {
-                        Ok(claims) => match OperationId::parse(&claims.operation_id) {
-                            Ok(op) => {
-                                operation_id = Some(op);
-                                token = Some(t.to_string());
-                            }
-                            Err(e) => {
-                                return Envelope::error(
-                                    "INVALID_APPROVAL_TOKEN",
-                                    format!("the approval token's operation id is invalid: {e}"),
-                                );
-                            }
-                        },
-                        Err(e) => {
-                            let data = e.data();
-                            let env = Envelope::error(e.code(), e.to_string())
-                                .with_suggestions(vec![e.suggestion().to_string()]);
-                            return if data.is_null() {
-                                env
-                            } else {
-                                env.with_data(data)
-                            };
+                    let claims = policy::check_token(t, &binding).map_err(|e| {
+                        let data = e.data();
+                        let env = Envelope::error(e.code(), e.to_string())
+                            .with_suggestions(vec![e.suggestion().to_string()]);
+                        if data.is_null() {
+                            env
+                        } else {
+                            env.with_data(data)
                         }
-                    }
+                    })?;
+                    let op = OperationId::parse(&claims.operation_id).map_err(|e| {
+                        Envelope::error(
+                            "INVALID_APPROVAL_TOKEN",
+                            format!("the approval token's operation id is invalid: {e}"),
+                        )
+                    })?;
+                    operation_id = Some(op);
+                    token = Some(t.to_string());
                 }
                 None => {
-                    return match client
+                    let pre = client
                         .preflight(
                             &call_policy.tool,
                             call_policy.action.as_deref(),
@@ -308,13 +303,9 @@ impl EditorLink {
                             operation_id.clone(),
                         )
                         .await
-                    {
-                        Ok(pre) => {
-                            self.issued.remember(&pre.token, pre.expires_at_ms);
-                            approval_required(&pre)
-                        }
-                        Err(e) => connector_error(&e),
-                    };
+                        .map_err(|e| connector_error(&e))?;
+                    self.issued.remember(&pre.token, pre.expires_at_ms);
+                    return Err(approval_required(&pre));
                 }
             },
         }
@@ -326,20 +317,17 @@ impl EditorLink {
             client_kind: ClientKind::Mcp,
             timeout: None,
         };
-        let mut reply = match client
+        let mut reply = client
             .command(&call_policy.tool, &arguments, options.clone())
             .await
-        {
-            Ok(r) => r,
-            Err(e) => return connector_error(&e),
-        };
+            .map_err(|e| connector_error(&e))?;
         // A reload rotated the Connector's approval secret after the human approved: renew the
         // approval for the identical operation once, but only for a token we issued ourselves.
         if let Some(t) = &token
             && reply.envelope.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
             && self.issued.issued_and_unexpired(t)
         {
-            match client
+            let pre = client
                 .preflight(
                     &call_policy.tool,
                     call_policy.action.as_deref(),
@@ -347,19 +335,15 @@ impl EditorLink {
                     operation_id.clone(),
                 )
                 .await
-            {
-                Ok(pre) => {
-                    tracing::info!("approval renewed after a domain reload");
-                    let mut again = options.clone();
-                    again.approval_token = Some(pre.token.clone());
-                    again.operation_id = Some(pre.operation_id.clone());
-                    match client.command(&call_policy.tool, &arguments, again).await {
-                        Ok(r) => reply = r,
-                        Err(e) => return connector_error(&e),
-                    }
-                }
-                Err(e) => return connector_error(&e),
-            }
+                .map_err(|e| connector_error(&e))?;
+            tracing::info!("approval renewed after a domain reload");
+            let mut again = options.clone();
+            again.approval_token = Some(pre.token.clone());
+            again.operation_id = Some(pre.operation_id.clone());
+            reply = client
+                .command(&call_policy.tool, &arguments, again)
+                .await
+                .map_err(|e| connector_error(&e))?;
         }
         let raw = &reply.envelope.raw;
         if reply.envelope.code.as_deref() == Some("CATALOG_STALE") {
@@ -374,9 +358,14 @@ impl EditorLink {
             if data.is_object() {
                 data["retryable"] = json!(true);
             }
-            return env.with_data(data);
+            return Err(env.with_data(data));
         }
         let op = reply.operation_id.as_str().to_string();
+        let label = match &call_policy.action {
+            Some(a) => format!("{}/{a}", call_policy.tool),
+            None => call_policy.tool.clone(),
+        };
+        let safety = ResultSafety::from(&call_policy.safety);
         match tasks::job_of_reply(
             &call_policy.tool,
             call_policy.action.as_deref(),
@@ -387,31 +376,87 @@ impl EditorLink {
         ) {
             None => {}
             Some(Err(msg)) => {
-                return Envelope::from_connector(raw, "running")
+                let env = Envelope::from_connector(raw, "running")
                     .with_operation_id(op)
                     .with_hint(format!("The job cannot be followed: {msg}"));
+                return Ok(Answer::Made(env));
             }
             Some(Ok(id)) => {
                 let status = self.home().status_dir();
                 let wait = TASK_INLINE_WAIT.min(self.timeout);
-                return match tasks::wait(&status, &id, wait).await {
-                    Ok(state) => task_envelope(&id, &state),
-                    Err(e) => Envelope::error("TASK_RESULT_UNREADABLE", e)
-                        .with_data(json!({"task_id": id.encode()})),
-                };
+                let state = tasks::wait(&status, &id, wait).await.map_err(|e| {
+                    Envelope::error("TASK_RESULT_UNREADABLE", e)
+                        .with_data(json!({"task_id": id.encode()}))
+                })?;
+                return Ok(self.task_answer(&id, &state, safety, &label).await);
             }
         }
-        let env = Envelope::from_connector(raw, &format!("{} completed", call_policy.tool));
+        let mut env = Envelope::from_connector(raw, &format!("{} completed", call_policy.tool));
         if call_policy.uses_ledger() {
-            env.with_operation_id(op)
-        } else {
-            env
+            env = env.with_operation_id(op);
+        }
+        Ok(self.shape(env, safety, &label, &catalog.project_id).await)
+    }
+
+    /// A task's state as an answer: a finished job's result goes through result shaping like
+    /// any other Editor result.
+    async fn task_answer(
+        &self,
+        id: &DurableTaskId,
+        state: &TaskState,
+        safety: ResultSafety,
+        label: &str,
+    ) -> Answer {
+        let env = task_envelope(id, state);
+        match state {
+            TaskState::Completed { .. } => self.shape(env, safety, label, &id.project_id).await,
+            _ => Answer::Made(env),
         }
     }
 
-    async fn poll_task(&self, a: &CallArgs) -> Envelope {
+    /// Decides inline, spilled or withheld for one Editor result (blocking file I/O on the
+    /// blocking pool). If the project id cannot key the cache the result stays inline.
+    async fn shape(
+        &self,
+        env: Envelope,
+        safety: ResultSafety,
+        label: &str,
+        project_id: &str,
+    ) -> Answer {
+        let Ok(project) = ProjectKey::from_project_id(project_id) else {
+            return Answer::Made(env);
+        };
+        let store = self.results.clone();
+        let cap = self.cap;
+        let value = env.to_value();
+        let label = label.to_string();
+        let op = env.operation_id.clone();
+        let shaped = tokio::task::spawn_blocking(move || {
+            shape_result(
+                &value,
+                &ShapeContext {
+                    safety,
+                    cap,
+                    store: &store,
+                    project: &project,
+                    label: &label,
+                    operation_id: op.as_deref(),
+                },
+            )
+        })
+        .await;
+        match shaped {
+            Ok(s) => Answer::FromEditor(s),
+            Err(e) => {
+                tracing::error!("result shaping failed: {e}");
+                Answer::Made(env)
+            }
+        }
+    }
+
+    async fn poll_task(&self, a: &CallArgs) -> Result<Answer, Envelope> {
         let Some(raw) = a.arguments.get("task_id").and_then(Value::as_str) else {
-            return args::invalid(
+            return Err(args::invalid(
                 TASK_POLL_NAME,
                 &[Fault {
                     pointer: "/arguments/task_id".into(),
@@ -420,38 +465,46 @@ impl EditorLink {
                             .into(),
                     expected: Some(json!("string")),
                 }],
-            );
+            ));
         };
-        let id = match DurableTaskId::decode(raw) {
-            Ok(id) => id,
-            Err(e) => {
-                return args::invalid(
-                    TASK_POLL_NAME,
-                    &[Fault {
-                        pointer: "/arguments/task_id".into(),
-                        message: format!("not a task id from this server: {e}"),
-                        expected: None,
-                    }],
-                );
-            }
-        };
+        let id = DurableTaskId::decode(raw).map_err(|e| {
+            args::invalid(
+                TASK_POLL_NAME,
+                &[Fault {
+                    pointer: "/arguments/task_id".into(),
+                    message: format!("not a task id from this server: {e}"),
+                    expected: None,
+                }],
+            )
+        })?;
         let project = match self.view_for_reading().await {
             Ok(v) => v.catalog().project_id.clone(),
             Err(_) => id.project_id.clone(),
         };
         if id.project_id != project {
-            return task_envelope(&id, &TaskState::NotFound);
+            return Err(task_envelope(&id, &TaskState::NotFound));
         }
         let status = self.home().status_dir();
-        match tasks::wait(&status, &id, TASK_POLL_WAIT.min(self.timeout)).await {
-            Ok(state) => task_envelope(&id, &state),
-            Err(e) => unavailable(
-                "TASK_RESULT_UNREADABLE",
-                "result_unreadable",
-                e,
-                json!({"task_id": raw}),
-            ),
-        }
+        let state = tasks::wait(&status, &id, TASK_POLL_WAIT.min(self.timeout))
+            .await
+            .map_err(|e| {
+                unavailable(
+                    "TASK_RESULT_UNREADABLE",
+                    "result_unreadable",
+                    e,
+                    json!({"task_id": raw}),
+                )
+            })?;
+        // A finished job's safety is not known here; treat it as a change, never as read-only.
+        let safety = ResultSafety::Resolved {
+            read_only: false,
+            arbitrary_code: false,
+        };
+        let label = match &id.a {
+            Some(a) => format!("task {a}"),
+            None => "task".to_string(),
+        };
+        Ok(self.task_answer(&id, &state, safety, &label).await)
     }
 
     /// Fetches the catalog again even if the domain epoch did not change (the Connector said our

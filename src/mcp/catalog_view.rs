@@ -6,7 +6,9 @@
 
 use super::schema_check::ValidatorCache;
 use crate::catalog::CatalogSnapshot;
+use crate::search::SearchIndex;
 use hera_connector_contract::catalog::Catalog;
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -20,6 +22,8 @@ pub struct CatalogView {
     pub snapshot: CatalogSnapshot,
     pub origin: Origin,
     pub validators: ValidatorCache,
+    /// Built on the first search of this catalog.
+    index: OnceLock<SearchIndex>,
 }
 
 impl CatalogView {
@@ -28,7 +32,13 @@ impl CatalogView {
             snapshot,
             origin,
             validators: ValidatorCache::default(),
+            index: OnceLock::new(),
         }
+    }
+
+    pub fn search_index(&self) -> &SearchIndex {
+        self.index
+            .get_or_init(|| SearchIndex::build(&self.snapshot.catalog.tools))
     }
 
     pub fn catalog(&self) -> &Catalog {

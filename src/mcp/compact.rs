@@ -5,25 +5,10 @@
 use super::args::{DescribeArgs, SearchArgs};
 use super::catalog_view::{CatalogView, Origin};
 use super::envelope::Envelope;
-use super::interim_search;
-use hera_connector_contract::catalog::{ActionEntry, Catalog, NORMAL_PROFILES, Safety, ToolEntry};
+use crate::catalog::profiles::{SUPPORTED_PROFILES, is_supported_profile};
+use crate::search::SearchFilter;
+use hera_connector_contract::catalog::{ActionEntry, Catalog, Safety, ToolEntry};
 use serde_json::{Value, json};
-
-/// Profiles a search may filter by.
-const SEARCHABLE_PROFILES: [&str; 9] = [
-    "assets",
-    "core",
-    "custom",
-    "diagnostics",
-    "full",
-    "scene",
-    "testing",
-    "ui",
-    "advanced",
-];
-
-/// Longest description a search hit carries; describe has the full text.
-const HIT_DESCRIPTION_CHARS: usize = 160;
 
 /// The five safety facts an agent needs to choose, without rules or scopes.
 pub fn compact_safety(s: &Safety) -> Value {
@@ -52,17 +37,6 @@ pub fn folded_safety(t: &ToolEntry) -> Value {
         "idempotent": all.iter().all(|s| s.idempotent),
         "requires_confirmation": all.iter().any(|s| s.requires_confirmation),
     })
-}
-
-fn first_sentence(text: &str) -> String {
-    let end = text.find(". ").map(|i| i + 1).unwrap_or(text.len());
-    let s = &text[..end];
-    if s.chars().count() <= HIT_DESCRIPTION_CHARS {
-        s.to_string()
-    } else {
-        let cut: String = s.chars().take(HIT_DESCRIPTION_CHARS - 1).collect();
-        format!("{cut}…")
-    }
 }
 
 /// Levenshtein distance over characters, case-insensitive.
@@ -196,50 +170,30 @@ fn catalog_note(view: &CatalogView, env: Envelope) -> Envelope {
 
 pub fn search(view: &CatalogView, args: &SearchArgs, allow_arbitrary_code: bool) -> Envelope {
     if let Some(p) = &args.profile
-        && !SEARCHABLE_PROFILES.contains(&p.as_str())
+        && !is_supported_profile(p)
     {
         return Envelope::error(
             "INVALID_ARGUMENT",
-            format!("unknown profile {p:?}; use one of {}", SEARCHABLE_PROFILES.join(", ")),
+            format!(
+                "unknown profile {p:?}; use one of {}",
+                SUPPORTED_PROFILES.join(", ")
+            ),
         )
-        .with_data(json!({"pointer": "/profile", "message": "unknown profile", "expected": SEARCHABLE_PROFILES}));
+        .with_data(json!({"pointer": "/profile", "message": "unknown profile", "expected": SUPPORTED_PROFILES}));
     }
-    debug_assert!(
-        NORMAL_PROFILES
-            .iter()
-            .all(|p| SEARCHABLE_PROFILES.contains(p))
-    );
-    let tools = visible(view.catalog(), allow_arbitrary_code).filter(|t| {
-        args.profile
-            .as_ref()
-            .is_none_or(|p| t.profiles.iter().any(|x| x == p))
-    });
-    let ranked = interim_search::rank(tools, &args.query);
-    let results: Vec<Value> = ranked
-        .iter()
-        .take(args.limit)
-        .map(|h| {
-            let mut actions: Vec<&str> = h.actions.iter().map(|a| a.name.as_str()).collect();
-            for a in &h.tool.actions {
-                if !actions.contains(&a.name.as_str()) {
-                    actions.push(&a.name);
-                }
-            }
-            let mut item = json!({
-                "name": h.tool.name,
-                "description": first_sentence(&h.tool.description),
-                "safety": folded_safety(h.tool),
-            });
-            if !actions.is_empty() {
-                item["actions"] = json!(actions);
-            }
-            item
-        })
-        .collect();
+    let filter = SearchFilter {
+        profile: args.profile.as_deref(),
+        allow_arbitrary_code,
+    };
+    let hits = view.search_index().search(&args.query, args.limit, &filter);
+    let results: Vec<Value> = hits.iter().map(|h| h.to_compact_json()).collect();
     let message = if results.is_empty() {
-        "no tool matched; try other words (e.g. the Unity object or window name)".to_string()
+        "no tool matched; try other words (e.g. the Unity object, window or asset type)".to_string()
     } else {
-        format!("{} of {} matching tools", results.len(), ranked.len())
+        format!(
+            "{} results, best first; tool_describe {{name, action}} gives the input schema",
+            results.len()
+        )
     };
     catalog_note(view, Envelope::ok(message, json!({"results": results})))
 }
@@ -448,11 +402,19 @@ pub(crate) mod tests {
         assert_eq!(a, b);
         let results = a["data"]["results"].as_array().unwrap();
         assert_eq!(results[0]["name"], "scene");
-        assert_eq!(results[0]["actions"][0], "load");
-        assert_eq!(results[0]["description"], "Open, save and inspect scenes.");
+        assert_eq!(results[0]["action"], "load");
         assert!(!a.to_string().contains("input_schema"));
-        assert_eq!(results[0]["safety"]["risk_class"], "conditional");
-        assert_eq!(results[0]["safety"]["destructive"], true);
+        assert_eq!(results[0]["safety"]["risk_class"], "write");
+        let e = search(
+            &v,
+            &SearchArgs {
+                query: "scene".into(),
+                limit: 5,
+                profile: Some("nope".into()),
+            },
+            false,
+        );
+        assert_eq!(e.code.as_deref(), Some("INVALID_ARGUMENT"));
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! The text content always repeats the structured JSON (compact), never a bare "OK", so clients
 //! that ignore `structuredContent` still see the data.
 
-use rmcp::model::CallToolResult;
+use crate::results::ShapedResult;
+use rmcp::model::{CallToolResult, ContentBlock, Resource};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The structured content of every compact-tool result.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -163,31 +164,80 @@ impl Envelope {
     }
 }
 
-/// The output schema shared by the three tools. It admits every envelope [`Envelope`] can
-/// produce: success or error, with or without data, spilled or pending results (those live in
-/// `data`).
+/// The output schema of `tool_call` as published: the results module's closed envelope schema
+/// (one source of truth), with its detailed `result` sub-schema (≈1.5 KB: preview, findings…)
+/// reduced to "an object with a status and a reason". It admits exactly the same results, a
+/// little more loosely inside `result`, and `tools/list` stays small: every client pays for it
+/// in tokens on every session. Tests check results against the full schema.
 pub fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["success", "message"],
-        "properties": {
-            "success": {"type": "boolean"},
-            "message": {"type": "string"},
-            "code": {"type": "string"},
-            "suggestions": {"type": "array", "items": {"type": "string"}},
-            "agent_hint": {"type": "string"},
-            "data": {},
-            "operation_id": {"type": "string"},
-            "diagnostics": {"type": "array"},
-            "timings": {"type": "object", "additionalProperties": {"type": "number"}}
+    let mut s = crate::results::envelope_output_schema();
+    if let Some(r) = s.pointer_mut("/properties/result") {
+        *r = serde_json::json!({
+            "type": "object",
+            "description": "Only when the result is not inline: spilled (read result.uri) or withheld (see result.reason, result.next_steps).",
+            "required": ["status", "reason", "byte_size"],
+            "properties": {
+                "status": {"enum": crate::results::STATUSES},
+                "reason": {"enum": crate::results::REASONS},
+                "uri": {"type": "string"}
+            }
+        });
+    }
+    s
+}
+
+/// The output schema of `tool_search` and `tool_describe`: the same closed envelope without the
+/// `result` object, which only shaped Editor results carry. Derived from [`output_schema`] so
+/// the two cannot drift; smaller, because every client pays for `tools/list` in tokens.
+pub fn lookup_output_schema() -> Value {
+    let mut s = output_schema();
+    if let Some(p) = s.get_mut("properties").and_then(Value::as_object_mut) {
+        p.remove("result");
+    }
+    s
+}
+
+/// What a tool returns: an envelope the adapter made (search, describe, refusals), or a result
+/// from the Editor after the results module decided inline, spilled or withheld.
+pub enum Answer {
+    Made(Envelope),
+    FromEditor(ShapedResult),
+}
+
+impl From<Envelope> for Answer {
+    fn from(e: Envelope) -> Self {
+        Answer::Made(e)
+    }
+}
+
+impl Answer {
+    pub fn into_result(self) -> CallToolResult {
+        match self {
+            Answer::Made(e) => e.into_result(),
+            Answer::FromEditor(shaped) => {
+                let mut r = if shaped.is_error {
+                    CallToolResult::structured_error(shaped.structured)
+                } else {
+                    CallToolResult::structured(shaped.structured)
+                };
+                if let Some(link) = shaped.link {
+                    let resource = Resource::new(link.uri, link.name)
+                        .with_title(link.title)
+                        .with_description(link.description)
+                        .with_mime_type(link.mime_type)
+                        .with_size(link.size);
+                    r.content.push(ContentBlock::resource_link(resource));
+                }
+                r
+            }
         }
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn assert_fits(env: &Envelope) {
         let schema = output_schema();

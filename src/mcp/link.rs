@@ -11,6 +11,7 @@ use super::envelope::Envelope;
 use crate::catalog::{self, CatalogCache, CatalogSnapshot};
 use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Selector};
+use crate::results::{InlineCap, ProjectKey, ResultStore, StoreConfig};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -27,6 +28,10 @@ pub struct LinkOptions {
     pub project: Option<String>,
     pub port: Option<u16>,
     pub timeout: Duration,
+    /// `HERA_MCP_MAX_INLINE_BYTES`: larger Editor results are spilled to the result cache.
+    pub inline_cap: InlineCap,
+    /// Retention and size of the result cache.
+    pub store: StoreConfig,
 }
 
 /// What the heartbeat files say about our Editor right now.
@@ -48,6 +53,9 @@ pub struct EditorLink {
     refresh: tokio::sync::Mutex<()>,
     /// Approval tokens obtained for the agent in this session (see `call::IssuedTokens`).
     pub(super) issued: super::call::IssuedTokens,
+    /// Spilled results of this user (`hera-result://` resources).
+    pub(super) results: Arc<ResultStore>,
+    pub(super) cap: InlineCap,
 }
 
 /// Editor states in which calls are accepted.
@@ -145,6 +153,8 @@ impl EditorLink {
     pub fn new(opts: LinkOptions) -> EditorLink {
         let home = AgentHome::from_env();
         EditorLink {
+            results: Arc::new(ResultStore::new(home.base(), opts.store)),
+            cap: opts.inline_cap,
             cache: CatalogCache::new(&home),
             selector: Selector {
                 port: opts.port,
@@ -162,6 +172,20 @@ impl EditorLink {
 
     pub fn home(&self) -> &AgentHome {
         &self.home
+    }
+
+    pub fn result_store(&self) -> &ResultStore {
+        &self.results
+    }
+
+    /// The cache key of the project whose results `resources/list` shows: the Editor we follow,
+    /// else the project of the catalog we answer from.
+    pub fn result_project(&self) -> Option<ProjectKey> {
+        let id = match self.client() {
+            Some(c) => c.project_id(),
+            None => self.current_view()?.catalog().project_id.clone(),
+        };
+        ProjectKey::from_project_id(&id).ok()
     }
 
     fn current_view(&self) -> Option<Arc<CatalogView>> {

@@ -20,7 +20,6 @@ mod call;
 mod catalog_view;
 mod compact;
 mod envelope;
-mod interim_search;
 mod link;
 mod schema_check;
 mod server;
@@ -129,6 +128,14 @@ pub fn run(opts: McpOptions) -> ExitCode {
     }
     let allow_arbitrary_code =
         opts.allow_arbitrary_code || env_flag("HERA_MCP_ALLOW_ARBITRARY_CODE");
+    let inline_cap = match crate::results::InlineCap::from_env() {
+        Ok(c) => c,
+        Err(e) => return refuse(&e.to_string()),
+    };
+    let store = match crate::results::StoreConfig::from_env() {
+        Ok(c) => c,
+        Err(e) => return refuse(&e.to_string()),
+    };
 
     init_tracing();
 
@@ -144,6 +151,8 @@ pub fn run(opts: McpOptions) -> ExitCode {
         project: opts.project.clone(),
         port: opts.port,
         timeout: Duration::from_millis(timeout_ms),
+        inline_cap,
+        store,
     };
     let code = runtime.block_on(serve(link_opts, allow_arbitrary_code));
     // Whatever is still running (a handler waiting on the Editor, the heartbeat watch, the

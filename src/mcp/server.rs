@@ -3,28 +3,35 @@
 
 use super::args;
 use super::compact;
-use super::envelope::Envelope;
+use super::envelope::Answer;
 use super::link::EditorLink;
 use super::tools::{self, APPROVAL_META_KEY, INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH};
+use crate::results::{JSON_MIME, StoreError, URI_TEMPLATE};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    Implementation, InitializeResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
     ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
+use serde_json::json;
 use std::sync::Arc;
 
 pub const SERVER_NAME: &str = "hera-agent-unity";
 
 /// Methods this server implements. When rmcp cannot parse their params it hands them to
 /// `on_custom_request` (rmcp-guide pitfall 3); they get -32602, not -32601.
-const KNOWN_METHODS: [&str; 5] = [
+const KNOWN_METHODS: [&str; 8] = [
     "initialize",
     "ping",
     "server/discover",
     "tools/list",
     "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
 ];
 
 #[derive(Clone)]
@@ -71,9 +78,14 @@ impl ServerHandler for HeraServer {
         identity.title = Some("Hera Agent Unity".into());
         identity.description =
             Some("Unity Editor tools for agents, over the AgentConnector".into());
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(identity)
-            .with_instructions(INSTRUCTIONS)
+        InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(identity)
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -98,23 +110,23 @@ impl ServerHandler for HeraServer {
                 None,
             ));
         };
-        let envelope = match tool {
+        let envelope: Answer = match tool {
             TOOL_SEARCH => match args::search(&request.arguments) {
-                Err(e) => e,
+                Err(e) => e.into(),
                 Ok(a) => match self.link.view_for_reading().await {
-                    Ok(view) => compact::search(&view, &a, self.allow_arbitrary_code),
-                    Err(e) => e,
+                    Ok(view) => compact::search(&view, &a, self.allow_arbitrary_code).into(),
+                    Err(e) => e.into(),
                 },
             },
             TOOL_DESCRIBE => match args::describe(&request.arguments) {
-                Err(e) => e,
+                Err(e) => e.into(),
                 Ok(a) => match self.link.view_for_reading().await {
-                    Ok(view) => compact::describe(&view, &a, self.allow_arbitrary_code),
-                    Err(e) => e,
+                    Ok(view) => compact::describe(&view, &a, self.allow_arbitrary_code).into(),
+                    Err(e) => e.into(),
                 },
             },
             _ => match args::call(&request.arguments) {
-                Err(e) => e,
+                Err(e) => e.into(),
                 Ok(mut a) => {
                     if a.approval_token.is_none() {
                         a.approval_token = approval_from_meta(&ctx);
@@ -127,7 +139,76 @@ impl ServerHandler for HeraServer {
                 }
             },
         };
-        Ok(CallToolResponse::Complete(Envelope::into_result(envelope)))
+        Ok(CallToolResponse::Complete(envelope.into_result()))
+    }
+
+    /// This project's spilled results, newest first.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let Some(project) = self.link.result_project() else {
+            return Ok(ListResourcesResult::with_all_items(Vec::new()));
+        };
+        let listed = self
+            .link
+            .result_store()
+            .list(&project)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let resources = listed
+            .into_iter()
+            .map(|r| {
+                Resource::new(r.uri, r.label.clone())
+                    .with_title(format!("Result of {}", r.label))
+                    .with_description(r.summary)
+                    .with_mime_type(r.mime_type)
+                    .with_size(r.byte_size)
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template: ResourceTemplate = serde_json::from_value(json!({
+            "uriTemplate": URI_TEMPLATE,
+            "name": "hera-result",
+            "title": "Stored Unity tool result",
+            "description": "A Unity tool result too large to return inline; ?offset&length reads bytes, ?items=<pointer>&offset&length reads array items.",
+            "mimeType": JSON_MIME,
+        }))
+        .expect("a valid resource template");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    /// Reads a spilled result (whole, or the range in the URI), verified against its hash.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let link = self.link.clone();
+        let uri = request.uri.clone();
+        let read = tokio::task::spawn_blocking(move || link.result_store().read(&uri, None))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match read {
+            Ok(r) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(r.text, r.uri).with_mime_type(r.mime_type),
+            ])
+            .into()),
+            Err(e) => {
+                let data = Some(json!({"uri": request.uri, "code": e.code()}));
+                Err(match e {
+                    StoreError::Storage { .. } => ErrorData::internal_error(e.to_string(), data),
+                    _ => ErrorData::resource_not_found(e.to_string(), data),
+                })
+            }
+        }
     }
 
     async fn on_custom_request(

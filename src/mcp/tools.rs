@@ -4,7 +4,7 @@
 //! no Editor runs (anchor weakness §10.7/§10.8). Annotations are truthful worst cases: search and
 //! describe only read the cached catalog; `tool_call` can do anything the Editor can.
 
-use super::envelope::output_schema;
+use super::envelope::{lookup_output_schema, output_schema};
 use rmcp::model::Tool;
 use serde_json::{Value, json};
 
@@ -38,7 +38,7 @@ fn tool(name: &str, title: &str, description: &str, input: Value, read_only: boo
         "title": title,
         "description": description,
         "inputSchema": input,
-        "outputSchema": output_schema(),
+        "outputSchema": if read_only { lookup_output_schema() } else { output_schema() },
         "annotations": {
             "title": title,
             "readOnlyHint": read_only,
