@@ -85,10 +85,8 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 .into_iter()
                 .map(|mut c| {
                     c["key_count"] = json!(c["keys"].as_array().map_or(0, Vec::len));
-                    if !keys {
-                        if let Some(m) = c.as_object_mut() {
-                            m.remove("keys");
-                        }
+                    if !keys && let Some(m) = c.as_object_mut() {
+                        m.remove("keys");
                     }
                     c
                 })
@@ -150,7 +148,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 }
             };
             let p = json!({"name": name, "type": ty, "default": default});
-            body["parameters"].as_array_mut().map(|l| l.push(p.clone()));
+            if let Some(l) = body["parameters"].as_array_mut() {
+                l.push(p.clone());
+            }
             store(ed, &path, CONTROLLER, body);
             ok(
                 format!("Added {ty} parameter {name} to {path}."),
@@ -179,7 +179,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 return Err(Fail::invalid("weight", "must be between 0 and 1"));
             }
             let layer = json!({"name": name, "weight": weight, "blending": blending, "default_state": null, "states": [], "transitions": []});
-            body["layers"].as_array_mut().map(|l| l.push(layer.clone()));
+            if let Some(l) = body["layers"].as_array_mut() {
+                l.push(layer.clone());
+            }
             store(ed, &path, CONTROLLER, body);
             ok(
                 format!("Added layer {name} to {path}."),
@@ -213,7 +215,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 ));
             }
             let state = json!({"name": name, "motion": motion});
-            base["states"].as_array_mut().map(|l| l.push(state.clone()));
+            if let Some(l) = base["states"].as_array_mut() {
+                l.push(state.clone());
+            }
             if a.flag("default")? || base["default_state"].is_null() {
                 base["default_state"] = json!(name);
             }
@@ -361,9 +365,9 @@ fn add_transition(ed: &mut Editor, a: Args) -> Handled {
         "duration": a.f64("duration")?.unwrap_or(0.25), "has_exit_time": a.flag("has_exit_time")?,
         "conditions": conditions,
     });
-    base["transitions"]
-        .as_array_mut()
-        .map(|l| l.push(t.clone()));
+    if let Some(l) = base["transitions"].as_array_mut() {
+        l.push(t.clone());
+    }
     store(ed, &path, CONTROLLER, body);
     ok(
         format!("Added transition {from} -> {to} in {path}."),

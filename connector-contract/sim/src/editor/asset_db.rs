@@ -185,10 +185,10 @@ impl AssetDb {
     /// Insert (or replace the payload of) an entry, creating missing parent folders.
     /// Returns the entry's GUID.
     pub fn put(&mut self, path: &str, kind: AssetKind) -> String {
-        if let Some(parent) = parent_of(path) {
-            if !self.entries.contains_key(parent) {
-                self.put(parent, AssetKind::Folder);
-            }
+        if let Some(parent) = parent_of(path)
+            && !self.entries.contains_key(parent)
+        {
+            self.put(parent, AssetKind::Folder);
         }
         if let Some(existing) = self.entries.get_mut(path) {
             existing.kind = kind;
@@ -235,10 +235,10 @@ impl AssetDb {
                 (p.clone(), format!("{to}{tail}"))
             })
             .collect();
-        if let Some(parent) = parent_of(to) {
-            if !self.entries.contains_key(parent) {
-                self.put(parent, AssetKind::Folder);
-            }
+        if let Some(parent) = parent_of(to)
+            && !self.entries.contains_key(parent)
+        {
+            self.put(parent, AssetKind::Folder);
         }
         for (old, new) in &moves {
             if let Some(a) = self.entries.remove(old) {
@@ -258,10 +258,10 @@ impl AssetDb {
                 Some((format!("{to}{}", &p[from.len()..]), a))
             })
             .collect();
-        if let Some(parent) = parent_of(to) {
-            if !self.entries.contains_key(parent) {
-                self.put(parent, AssetKind::Folder);
-            }
+        if let Some(parent) = parent_of(to)
+            && !self.entries.contains_key(parent)
+        {
+            self.put(parent, AssetKind::Folder);
         }
         let mut out = Vec::new();
         for (path, mut a) in copies {
@@ -346,10 +346,8 @@ pub fn rewrite_refs(v: &mut Value, old: &str, new: &str) -> usize {
 /// Every string in `v` that names an existing asset (a dependency).
 pub fn referenced_paths(v: &Value, db: &AssetDb, out: &mut Vec<String>) {
     match v {
-        Value::String(s) => {
-            if s.starts_with("Assets/") && db.contains(s) && !out.contains(s) {
-                out.push(s.clone());
-            }
+        Value::String(s) if s.starts_with("Assets/") && db.contains(s) && !out.contains(s) => {
+            out.push(s.clone());
         }
         Value::Array(items) => items.iter().for_each(|i| referenced_paths(i, db, out)),
         Value::Object(map) => map.values().for_each(|i| referenced_paths(i, db, out)),
@@ -427,10 +425,10 @@ pub fn scan_script(path: &str, source: &str) -> ScriptInfo {
                     .split('(')
                     .next()
                     .and_then(|h| h.split_whitespace().last())
+                    && !name.is_empty()
+                    && name != info.class
                 {
-                    if !name.is_empty() && name != info.class {
-                        info.methods.push(name.to_string());
-                    }
+                    info.methods.push(name.to_string());
                 }
             } else if let Some(field) = parse_field(decl) {
                 info.fields.insert(field.0, field.1);

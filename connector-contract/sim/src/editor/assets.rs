@@ -103,18 +103,18 @@ fn forward(ed: &Editor, path: &str) -> Vec<String> {
     }
     let mut stack = nodes.clone();
     while let Some(n) = stack.pop() {
-        if let Some(link) = &n.prefab {
-            if let Some(p) = db.by_guid(&link.prefab_guid) {
-                if p != path && !out.iter().any(|x| x == p) {
-                    out.push(p.to_string());
-                }
-            }
+        if let Some(link) = &n.prefab
+            && let Some(p) = db.by_guid(&link.prefab_guid)
+            && p != path
+            && !out.iter().any(|x| x == p)
+        {
+            out.push(p.to_string());
         }
         for (ty, _, _) in &n.components {
-            if let Some((p, _)) = db.script_class(ty) {
-                if !out.contains(p) {
-                    out.push(p.clone());
-                }
+            if let Some((p, _)) = db.script_class(ty)
+                && !out.contains(p)
+            {
+                out.push(p.clone());
             }
         }
         stack.extend(n.children.iter());
@@ -594,8 +594,9 @@ pub fn import_settings(
                         .as_f64()
                         .or_else(|| raw.as_str().and_then(|s| s.trim().parse().ok()))
                         .ok_or_else(|| Fail::invalid("value", format!("{key} expects a number")))?;
-                    if key == "maxTextureSize" && !(32..=16384).contains(&(f as i64))
-                        || key == "maxTextureSize" && !(f as i64 as u64).is_power_of_two()
+                    if key == "maxTextureSize"
+                        && (!(32..=16384).contains(&(f as i64))
+                            || !(f as i64 as u64).is_power_of_two())
                     {
                         return Err(Fail::invalid(
                             "value",
@@ -712,10 +713,10 @@ fn scan_disk(root: &str) -> Handled {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if let Some(ext) = p.extension().and_then(|x| x.to_str()) {
-                if ext != "meta" {
-                    *counts.entry(ext.to_ascii_lowercase()).or_default() += 1;
-                }
+            } else if let Some(ext) = p.extension().and_then(|x| x.to_str())
+                && ext != "meta"
+            {
+                *counts.entry(ext.to_ascii_lowercase()).or_default() += 1;
             }
         }
     }

@@ -206,11 +206,11 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
 
 pub fn complete_due(ed: &mut Editor, now: i64) {
     for st in ed.bake.areas.values_mut() {
-        if let Phase::Running { due_ms, .. } = st.phase {
-            if due_ms <= now {
-                st.phase = Phase::Completed { at_ms: due_ms };
-                st.has_data = true;
-            }
+        if let Phase::Running { due_ms, .. } = st.phase
+            && due_ms <= now
+        {
+            st.phase = Phase::Completed { at_ms: due_ms };
+            st.has_data = true;
         }
     }
 }

@@ -23,17 +23,17 @@ pub struct TypeInfo {
 
 pub fn resolve_type(ed: &Editor, name: &str) -> Result<TypeInfo, Fail> {
     if let Some(d) = builtin(name) {
-        if let Some(pkg) = d.package {
-            if !ed.packages.is_installed(pkg) {
-                return Err(Fail::new(
-                    "COMPONENT_TYPE_NOT_FOUND",
-                    format!(
-                        "{} comes from package {pkg}, which is not installed.",
-                        d.name
-                    ),
-                )
-                .with_data(json!({"type": name, "package": pkg})));
-            }
+        if let Some(pkg) = d.package
+            && !ed.packages.is_installed(pkg)
+        {
+            return Err(Fail::new(
+                "COMPONENT_TYPE_NOT_FOUND",
+                format!(
+                    "{} comes from package {pkg}, which is not installed.",
+                    d.name
+                ),
+            )
+            .with_data(json!({"type": name, "package": pkg})));
         }
         return Ok(TypeInfo {
             name: d.name.into(),

@@ -268,11 +268,9 @@ impl Eval<'_> {
                     }
                     let ty = self.dotted();
                     let mut msg = String::new();
-                    if self.eat_op("(") {
-                        if !self.eat_op(")") {
-                            msg = self.expr()?.text(self.ed);
-                            self.expect_op(")")?;
-                        }
+                    if self.eat_op("(") && !self.eat_op(")") {
+                        msg = self.expr()?.text(self.ed);
+                        self.expect_op(")")?;
                     }
                     let short = ty.rsplit('.').next().unwrap_or(&ty).to_string();
                     return Err(Stop::Runtime(format!("{short}: {msg}")));
@@ -379,10 +377,10 @@ impl Eval<'_> {
             Some(Tok::Num(n)) => {
                 self.pos += 1;
                 let t = n.trim_end_matches(['f', 'F', 'd', 'D', 'm', 'M']);
-                if let Ok(i) = t.parse::<i64>() {
-                    if t.len() == n.len() {
-                        return Ok(V::Int(i));
-                    }
+                if let Ok(i) = t.parse::<i64>()
+                    && t.len() == n.len()
+                {
+                    return Ok(V::Int(i));
                 }
                 t.parse::<f64>()
                     .map(V::Float)

@@ -231,13 +231,13 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
 
 fn create(ed: &mut Editor, a: Args) -> Handled {
     let primitive = a.str("primitive")?.map(str::to_ascii_lowercase);
-    if let Some(p) = &primitive {
-        if !["cube", "sphere", "capsule", "cylinder", "plane", "quad"].contains(&p.as_str()) {
-            return Err(Fail::invalid(
-                "primitive",
-                "expected cube, sphere, capsule, cylinder, plane or quad",
-            ));
-        }
+    if let Some(p) = &primitive
+        && !["cube", "sphere", "capsule", "cylinder", "plane", "quad"].contains(&p.as_str())
+    {
+        return Err(Fail::invalid(
+            "primitive",
+            "expected cube, sphere, capsule, cylinder, plane or quad",
+        ));
     }
     let parent = parent_param(ed, a)?;
     if parent.is_none() && !ed.world.active().is_some_and(|s| s.loaded) {

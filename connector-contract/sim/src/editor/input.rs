@@ -318,49 +318,47 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
         _ => vec!["submit"],
     };
     let mut effect = Value::Null;
-    if !blocked {
-        if let (Some(h), Some(o)) = (handler.clone(), ed.world.get_mut(id)) {
-            match (action, h.as_str()) {
-                ("click" | "submit", "Toggle") => {
-                    if let Some(c) = o.component_mut("Toggle") {
-                        let on = !c
-                            .props
-                            .get("m_IsOn")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false);
-                        c.props.insert("m_IsOn".into(), json!(on));
-                        effect = json!({"m_IsOn": on});
-                    }
+    if !blocked && let (Some(h), Some(o)) = (handler.clone(), ed.world.get_mut(id)) {
+        match (action, h.as_str()) {
+            ("click" | "submit", "Toggle") => {
+                if let Some(c) = o.component_mut("Toggle") {
+                    let on = !c
+                        .props
+                        .get("m_IsOn")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    c.props.insert("m_IsOn".into(), json!(on));
+                    effect = json!({"m_IsOn": on});
                 }
-                ("drag", "Slider") => {
-                    let to = point(a, "to_normalized")?
-                        .map(|p| p[0])
-                        .unwrap_or(1.0)
-                        .clamp(0.0, 1.0);
-                    if let Some(c) = o.component_mut("Slider") {
-                        let lo = c
-                            .props
-                            .get("m_MinValue")
-                            .and_then(Value::as_f64)
-                            .unwrap_or(0.0);
-                        let hi = c
-                            .props
-                            .get("m_MaxValue")
-                            .and_then(Value::as_f64)
-                            .unwrap_or(1.0);
-                        let v = lo + (hi - lo) * to;
-                        c.props.insert("m_Value".into(), json!(v));
-                        effect = json!({"m_Value": v});
-                    }
-                }
-                _ => {}
             }
-            if matches!(action, "click" | "submit") {
-                let n = ed.input.clicks.entry(id).or_insert(0);
-                *n += 1;
-                if effect.is_null() {
-                    effect = json!({"clicks_received": *n});
+            ("drag", "Slider") => {
+                let to = point(a, "to_normalized")?
+                    .map(|p| p[0])
+                    .unwrap_or(1.0)
+                    .clamp(0.0, 1.0);
+                if let Some(c) = o.component_mut("Slider") {
+                    let lo = c
+                        .props
+                        .get("m_MinValue")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0);
+                    let hi = c
+                        .props
+                        .get("m_MaxValue")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(1.0);
+                    let v = lo + (hi - lo) * to;
+                    c.props.insert("m_Value".into(), json!(v));
+                    effect = json!({"m_Value": v});
                 }
+            }
+            _ => {}
+        }
+        if matches!(action, "click" | "submit") {
+            let n = ed.input.clicks.entry(id).or_insert(0);
+            *n += 1;
+            if effect.is_null() {
+                effect = json!({"clicks_received": *n});
             }
         }
     }

@@ -179,14 +179,13 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             let mut fresh = default_props(&def);
             let mut kept = Vec::new();
             for (k, v) in fresh.iter_mut() {
-                if let Some(old) = props.get(k) {
-                    if std::mem::discriminant(old) == std::mem::discriminant(v)
+                if let Some(old) = props.get(k)
+                    && (std::mem::discriminant(old) == std::mem::discriminant(v)
                         || v.is_null()
-                        || old.is_null()
-                    {
-                        *v = old.clone();
-                        kept.push(k.clone());
-                    }
+                        || old.is_null())
+                {
+                    *v = old.clone();
+                    kept.push(k.clone());
                 }
             }
             *props = fresh;
@@ -226,16 +225,16 @@ fn convert(ed: &Editor, ty: &str, v: &Value) -> Result<Value, Fail> {
             if let Some(hex) = v.as_str().and_then(|s| s.trim().strip_prefix('#')) {
                 let byte =
                     |i: usize| u8::from_str_radix(hex.get(i..i + 2).unwrap_or("zz"), 16).ok();
-                if hex.len() == 6 || hex.len() == 8 {
-                    if let (Some(r), Some(g), Some(b)) = (byte(0), byte(2), byte(4)) {
-                        let a = if hex.len() == 8 {
-                            byte(6).ok_or_else(|| bad("#RRGGBB[AA]"))?
-                        } else {
-                            255
-                        };
-                        let c = |x: u8| (x as f64 / 255.0 * 1000.0).round() / 1000.0;
-                        return Ok(json!({"r": c(r), "g": c(g), "b": c(b), "a": c(a)}));
-                    }
+                if (hex.len() == 6 || hex.len() == 8)
+                    && let (Some(r), Some(g), Some(b)) = (byte(0), byte(2), byte(4))
+                {
+                    let a = if hex.len() == 8 {
+                        byte(6).ok_or_else(|| bad("#RRGGBB[AA]"))?
+                    } else {
+                        255
+                    };
+                    let c = |x: u8| (x as f64 / 255.0 * 1000.0).round() / 1000.0;
+                    return Ok(json!({"r": c(r), "g": c(g), "b": c(b), "a": c(a)}));
                 }
                 return Err(bad("#RRGGBB[AA]"));
             }

@@ -327,10 +327,10 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             let ids = ed.world.subtree(root);
             let mut n = 0;
             for id in &ids {
-                if let Some(o) = ed.world.get_mut(*id) {
-                    if o.prefab.take().is_some() {
-                        n += 1;
-                    }
+                if let Some(o) = ed.world.get_mut(*id)
+                    && o.prefab.take().is_some()
+                {
+                    n += 1;
                 }
             }
             ed.world.touch(root);

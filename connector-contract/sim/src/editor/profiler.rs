@@ -67,6 +67,18 @@ impl Profiler {
     }
 }
 
+/// What `hierarchy` needs while building the nested item tree: the samples, the averaging
+/// function, and (depth, max children, min ms, sort column, thread scale).
+type TreeCtx<'a> = (
+    &'a Vec<Sample>,
+    &'a dyn Fn(usize, fn(&Sample) -> f64) -> f64,
+    usize,
+    usize,
+    f64,
+    &'a str,
+    f64,
+);
+
 struct Sample {
     name: String,
     parent: Option<usize>,
@@ -413,19 +425,7 @@ fn hierarchy(ed: &Editor, a: Args) -> Handled {
     } else {
         0
     };
-    fn build(
-        i: usize,
-        level: usize,
-        ctx: &(
-            &Vec<Sample>,
-            &dyn Fn(usize, fn(&Sample) -> f64) -> f64,
-            usize,
-            usize,
-            f64,
-            &str,
-            f64,
-        ),
-    ) -> Value {
+    fn build(i: usize, level: usize, ctx: &TreeCtx) -> Value {
         let (base, avg, depth, max, min, sort, scale) = *ctx;
         let mut v = json!({
             "id": i, "name": base[i].name, "total_ms": r3(avg(i, |s| s.total) * scale),

@@ -335,10 +335,10 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
             if group == "navmesh" && a.raw("voxel_size").is_some() {
                 next.insert("manual_voxel_size".into(), json!(true));
             }
-            if group == "audio" {
-                if let Some(v) = next["volume"].as_f64().filter(|v| !(0.0..=1.0).contains(v)) {
-                    return Err(Fail::invalid("volume", format!("{v} is outside 0-1")));
-                }
+            if group == "audio"
+                && let Some(v) = next["volume"].as_f64().filter(|v| !(0.0..=1.0).contains(v))
+            {
+                return Err(Fail::invalid("volume", format!("{v} is outside 0-1")));
             }
         }
     }
@@ -387,19 +387,19 @@ fn diff(from: &Map<String, Value>, to: &Map<String, Value>) -> Vec<Value> {
         if &old == v {
             continue;
         }
-        if let (Value::Array(a), Value::Array(b)) = (&old, v) {
-            if k == "axes" {
-                for (x, y) in a.iter().zip(b.iter()) {
-                    if x != y {
-                        for field in ["dead", "gravity", "sensitivity"] {
-                            if x[field] != y[field] {
-                                out.push(json!({"key": format!("axes.{}.{field}", y["name"].as_str().unwrap_or("")), "from": x[field], "to": y[field]}));
-                            }
+        if let (Value::Array(a), Value::Array(b)) = (&old, v)
+            && k == "axes"
+        {
+            for (x, y) in a.iter().zip(b.iter()) {
+                if x != y {
+                    for field in ["dead", "gravity", "sensitivity"] {
+                        if x[field] != y[field] {
+                            out.push(json!({"key": format!("axes.{}.{field}", y["name"].as_str().unwrap_or("")), "from": x[field], "to": y[field]}));
                         }
                     }
                 }
-                continue;
             }
+            continue;
         }
         out.push(json!({"key": k, "from": old, "to": v}));
     }

@@ -224,14 +224,13 @@ pub fn parse_source(source: &str, fallback_name: &str) -> ShaderDef {
     let mut props = Vec::new();
     for line in source.lines().take(5_000) {
         let l = line.trim();
-        if let Some(rest) = l.strip_prefix("Shader") {
-            if let Some(n) = rest
+        if let Some(rest) = l.strip_prefix("Shader")
+            && let Some(n) = rest
                 .trim()
                 .strip_prefix('"')
                 .and_then(|r| r.split('"').next())
-            {
-                name = n.to_string();
-            }
+        {
+            name = n.to_string();
         }
         if l.starts_with('_') && l.contains('(') {
             let pname: String = l

@@ -186,10 +186,10 @@ impl World {
             dirty: false,
             roots: Vec::new(),
         });
-        if self.scenes.len() == 1 || !self.scene(self.active_scene).is_some_and(|s| s.loaded) {
-            if loaded {
-                self.active_scene = handle;
-            }
+        if loaded
+            && (self.scenes.len() == 1 || !self.scene(self.active_scene).is_some_and(|s| s.loaded))
+        {
+            self.active_scene = handle;
         }
         handle
     }
@@ -428,10 +428,11 @@ impl World {
     /// with that name, as `GameObject.Find` does.
     pub fn resolve(&self, target: &str) -> Option<i64> {
         let t = target.trim();
-        if let Ok(id) = t.parse::<i64>() {
-            if self.objects.contains_key(&id) && self.is_loaded_object(id) {
-                return Some(id);
-            }
+        if let Ok(id) = t.parse::<i64>()
+            && self.objects.contains_key(&id)
+            && self.is_loaded_object(id)
+        {
+            return Some(id);
         }
         if let Some(id) = self.find_path(t) {
             return Some(id);
