@@ -163,7 +163,16 @@ fn lex(code: &str) -> Result<Vec<Tok>, Stop> {
                 continue;
             }
             match c {
-                '(' | '{' | '[' => depth.push(c),
+                '(' | '{' | '[' => {
+                    // The evaluator recurses per bracket; refuse what a stack can't take.
+                    if depth.len() >= 64 {
+                        return Err(Stop::Compile(format!(
+                            "(1,{}): error CS8078: An expression is too long or complex to compile",
+                            i + 1
+                        )));
+                    }
+                    depth.push(c)
+                }
                 ')' | '}' | ']' => {
                     let want = match c {
                         ')' => '(',
@@ -339,19 +348,31 @@ impl Eval<'_> {
         }
     }
 
+    /// Prefix `-` and `!`, collected iteratively so a long run of them cannot exhaust the stack.
     fn unary(&mut self) -> Result<V, Stop> {
-        if self.eat_op("-") {
-            return arith(V::Int(0), self.unary()?, '-');
+        let mut ops = Vec::new();
+        loop {
+            if self.eat_op("-") {
+                ops.push('-');
+            } else if self.eat_op("!") {
+                ops.push('!');
+            } else {
+                break;
+            }
         }
-        if self.eat_op("!") {
-            return match self.unary()? {
-                V::Bool(b) => Ok(V::Bool(!b)),
-                _ => Err(Stop::Compile(
-                    "error CS0023: Operator '!' cannot be applied here".into(),
-                )),
+        let mut v = self.primary()?;
+        for op in ops.into_iter().rev() {
+            v = match (op, v) {
+                ('-', v) => arith(V::Int(0), v, '-')?,
+                (_, V::Bool(b)) => V::Bool(!b),
+                _ => {
+                    return Err(Stop::Compile(
+                        "error CS0023: Operator '!' cannot be applied here".into(),
+                    ));
+                }
             };
         }
-        self.primary()
+        Ok(v)
     }
 
     fn dotted(&mut self) -> String {
@@ -787,6 +808,21 @@ mod tests {
             h.err("exec", json!({"code": "Debug.Log(\"x\""})),
             "EXEC_COMPILE_ERROR"
         );
+        let deep = format!("return {}1{};", "(".repeat(10_000), ")".repeat(10_000));
+        assert_eq!(h.err("exec", json!({"code": deep})), "EXEC_COMPILE_ERROR");
+        assert_eq!(
+            h.ok(
+                "exec",
+                json!({"code": format!("return {}5;", "-".repeat(100_001))})
+            )["result"],
+            -5
+        );
+        assert_eq!(
+            h.ok("exec", json!({"code": "return !(1 == 2);"}))["result"],
+            true
+        );
+        let nested = format!("return {}1{};", "(".repeat(60), ")".repeat(60));
+        assert_eq!(h.ok("exec", json!({"code": nested}))["result"], 1);
         assert_eq!(
             h.err(
                 "exec",
