@@ -346,7 +346,16 @@ impl Connector {
 
     // ---- listener lifecycle --------------------------------------------------------------
 
-    fn bind(&self, avoid: Option<u16>) -> io::Result<std::net::TcpListener> {
+    /// Binds per the port choice. `avoid`: a port not to come back on (a reload onto a new
+    /// port); `prefer`: an OS-assigned port to come back on (a reload keeps its port when it
+    /// is still free, as Unity's rescan from 8090 usually does).
+    fn bind(&self, avoid: Option<u16>, prefer: Option<u16>) -> io::Result<std::net::TcpListener> {
+        if self.settings.port_choice == PortChoice::Ephemeral
+            && let Some(p) = prefer.filter(|p| *p != 0 && Some(*p) != avoid)
+            && let Ok(l) = http::bind_port(p)
+        {
+            return Ok(l);
+        }
         match self.settings.port_choice {
             PortChoice::Fixed(p) if avoid != Some(p) => http::bind_port(p),
             PortChoice::UnityRange => {
@@ -377,8 +386,8 @@ impl Connector {
     }
 
     /// Binds and serves, then writes a live heartbeat. Must run inside the runtime.
-    pub fn listen(self: &Arc<Self>, avoid: Option<u16>) -> io::Result<u16> {
-        let std_listener = self.bind(avoid)?;
+    pub fn listen(self: &Arc<Self>, avoid: Option<u16>, prefer: Option<u16>) -> io::Result<u16> {
+        let std_listener = self.bind(avoid, prefer)?;
         let handle = http::serve(self.clone(), std_listener)?;
         let port = handle.port;
         *self.listener.lock().expect("listener") = Some(handle);
@@ -427,9 +436,10 @@ impl Connector {
             }
             *me.domain.lock().expect("domain lock") = Domain::new();
             let avoid = (new_port && old_port != 0).then_some(old_port);
+            let prefer = (!new_port).then_some(old_port);
             let mut attempts = 0;
             loop {
-                match me.listen(avoid) {
+                match me.listen(avoid, prefer) {
                     Ok(port) => {
                         tracing::info!("domain reloaded; listening on 127.0.0.1:{port}");
                         break;

@@ -231,7 +231,7 @@ impl Simulator {
             runtime.clone(),
         ));
         c.sync_tools_with_editor();
-        c.listen(None)?;
+        c.listen(None, None)?;
         let loop_c = c.clone();
         let beat = runtime.spawn(async move {
             let mut interval = tokio::time::interval(Duration::from_millis(100));
