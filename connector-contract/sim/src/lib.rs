@@ -240,7 +240,7 @@ impl Simulator {
             loop {
                 interval.tick().await;
                 loop_c.update();
-                if n % 10 == 0
+                if n.is_multiple_of(10)
                     && let Err(e) = loop_c.heartbeat.tick()
                 {
                     tracing::warn!("heartbeat write failed: {e}");

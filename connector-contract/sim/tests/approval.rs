@@ -224,7 +224,8 @@ fn every_bound_field_is_checked() {
     let f = start();
     let p = f.port();
     let (id, _, claims) = approved(p);
-    let mutations: Vec<(&str, Box<dyn Fn(&mut ApprovalClaims)>)> = vec![
+    type Mutation = Box<dyn Fn(&mut ApprovalClaims)>;
+    let mutations: Vec<(&str, Mutation)> = vec![
         (
             "operation_id",
             Box::new(|c| c.operation_id = "op_ffffffffffffffffffffffffffffffff".into()),

@@ -189,7 +189,7 @@ fn idempotent_outcome_unknown_re_executes() {
     let v = call(f.port(), "manage_assets", params.clone(), &id);
     assert!(
         v.get("code")
-            .map_or(true, |c| c != "OPERATION_OUTCOME_UNKNOWN"),
+            .is_none_or(|c| c != "OPERATION_OUTCOME_UNKNOWN"),
         "{v}"
     );
     let rec = wait_for(Duration::from_secs(5), || {
