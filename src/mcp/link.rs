@@ -351,40 +351,52 @@ impl EditorLink {
             Presence::Present(i) => Some(i),
             Presence::Absent(_) => None,
         };
+        let mut failure = None;
         if let Some(i) = instance.filter(|i| callable_state(i.state()) && i.is_listening()) {
             match tokio::time::timeout(READ_REFRESH_WAIT, self.refresh(i)).await {
                 Ok(Ok(v)) => return Ok(v),
-                Ok(Err(e)) => tracing::warn!("catalog refresh failed: {e}"),
-                Err(_) => tracing::warn!("catalog refresh is slow; answering from the cache"),
+                Ok(Err(e)) => {
+                    tracing::warn!("catalog refresh failed: {e}");
+                    failure = Some(connector_error(&e));
+                }
+                Err(_) => {
+                    tracing::warn!("catalog refresh is slow; answering from the cache");
+                    failure = Some(unavailable(
+                        "CATALOG_UNAVAILABLE",
+                        "catalog_slow",
+                        format!(
+                            "the Unity Editor for {} did not deliver its tool catalog within {} s",
+                            i.project_path,
+                            READ_REFRESH_WAIT.as_secs()
+                        ),
+                        json!({"project": i.project_path, "port": i.port()}),
+                    ));
+                }
             }
         }
         if let Some(v) = self.current_view() {
-            return Ok(v);
+            // Not confirmed by the Editor just now: say it comes from the cache.
+            if v.origin == Origin::Cached {
+                return Ok(v);
+            }
+            let cached = Arc::new(CatalogView::new(v.snapshot.clone(), Origin::Cached));
+            self.publish(cached.clone());
+            return Ok(cached);
         }
         if let Some(s) = self.cached_snapshot(instance) {
             let v = Self::view_of(s, instance);
             self.publish(v.clone());
             return Ok(v);
         }
-        Err(match presence {
-            Presence::Present(i) => {
-                let mut e = state_error(&i);
-                e.message = format!(
-                    "{}. No tool catalog is cached yet, so search and describe need the Editor once",
-                    e.message.trim_end_matches(|c| c == '.')
-                );
-                e
-            }
-            Presence::Absent(d) => unavailable(
-                "EDITOR_NOT_RUNNING",
-                "not_running",
-                format!(
-                    "{d}. No tool catalog is cached yet: search and describe work offline only \
-                     after the Editor has been reached once"
-                ),
-                d.data(),
-            ),
-        })
+        const NO_CACHE: &str = "No tool catalog is cached yet: search and describe work offline \
+                                only after the Editor has been reached once";
+        let mut e = match (failure, presence) {
+            (Some(f), _) => f,
+            (None, Presence::Present(i)) => state_error(&i),
+            (None, Presence::Absent(d)) => connector_error(&ConnectorError::Discovery(d)),
+        };
+        e.message = format!("{}. {NO_CACHE}", e.message.trim_end_matches('.'));
+        Err(e)
     }
 
     /// An Editor ready for a call, with a catalog of its current domain. Waits up to

@@ -1,0 +1,629 @@
+//! The MCP server against the reference Editor (the in-process simulator over real HTTP on
+//! 127.0.0.1): lazy connection, the Editor appearing and reloading mid-session, the cached
+//! catalog while it is down, and the three tools' happy paths and refusals.
+
+mod mcp_support;
+
+use hera_connector_sim::{Fault, FaultMatch, Reload, SimConfig, Simulator};
+use mcp_support::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Short per-request timeout so a vanished Editor is reported quickly.
+const TIMEOUT_ARGS: [&str; 2] = ["--timeout", "4000"];
+
+fn project(home: &Path) -> PathBuf {
+    let p = home.join("Projects").join("Game");
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+fn start_sim(home: &Path) -> Simulator {
+    let cfg = SimConfig::new(
+        home.to_path_buf(),
+        project(home).to_string_lossy().into_owned(),
+    );
+    Simulator::start_background(cfg).expect("start simulator")
+}
+
+/// Repeats `f` until it returns Some, for at most `bound`.
+fn eventually<T>(bound: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < bound,
+            "condition not met within {bound:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn call(p: &mut McpProc, name: &str, arguments: Value) -> Value {
+    p.call_structured("tool_call", json!({"name": name, "arguments": arguments}))
+}
+
+struct Session {
+    _home: tempfile::TempDir,
+    home: PathBuf,
+    p: McpProc,
+    list: Value,
+}
+
+fn session(mcp_args: &[&str]) -> Session {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_path_buf();
+    let mut p = McpProc::start(&home, &TIMEOUT_ARGS, mcp_args, &[]);
+    p.initialize("2025-11-25");
+    let list = p.ok("tools/list", json!({}));
+    Session {
+        _home: dir,
+        home,
+        p,
+        list,
+    }
+}
+
+#[test]
+fn lazy_start_editor_appears_reloads_and_goes_away() {
+    let mut s = session(&[]);
+    // No Editor: the tools are listed and a call says why it cannot run, retryably.
+    assert_eq!(s.list["tools"].as_array().unwrap().len(), 3);
+    let r = call(&mut s.p, "scene", json!({"action":"info"}));
+    assert_eq!(r["code"], "EDITOR_NOT_RUNNING", "{r}");
+    assert_eq!(r["data"]["retryable"], true);
+
+    // The Editor appears: the next call connects and works.
+    let sim = start_sim(&s.home);
+    let r = call(&mut s.p, "scene", json!({"action":"info"}));
+    assert_eq!(r["success"], true, "{r}");
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+    let d =
+        s.p.call_structured("tool_describe", json!({"name":"scene"}));
+    assert_eq!(d["data"]["domain_epoch"], sim.domain_epoch());
+    let first_epoch = sim.domain_epoch();
+
+    // A domain reload mid-session, onto a new port: calls keep working and the catalog follows
+    // the new epoch.
+    sim.reload(Reload {
+        downtime: Duration::from_millis(1200),
+        new_port: true,
+    });
+    let r = call(&mut s.p, "scene", json!({"action":"info"}));
+    assert_eq!(r["success"], true, "call across the reload: {r}");
+    assert_ne!(sim.domain_epoch(), first_epoch);
+    let new_epoch = sim.domain_epoch();
+    eventually(Duration::from_secs(15), || {
+        let d =
+            s.p.call_structured("tool_describe", json!({"name":"scene"}));
+        (d["data"]["domain_epoch"] == new_epoch).then_some(())
+    });
+
+    // The Editor goes away: search and describe still answer from the cached catalog, and a call
+    // says the Editor is not running.
+    sim.shutdown();
+    let r =
+        s.p.call_structured("tool_search", json!({"query":"load scene"}));
+    assert_eq!(r["success"], true, "{r}");
+    assert!(
+        r["data"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["name"] == "scene")
+    );
+    let r = call(&mut s.p, "scene", json!({"action":"info"}));
+    assert_eq!(r["success"], false);
+    assert_eq!(r["data"]["retryable"], true, "{r}");
+    let (status, took) = s.p.shutdown(Duration::from_secs(5));
+    assert!(status.success());
+    assert!(took < Duration::from_secs(5));
+}
+
+#[test]
+fn a_fresh_server_serves_search_from_the_cache_while_the_editor_is_down() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    // Reaching the Editor once stores its catalog on disk.
+    let r = s.p.call_structured("tool_search", json!({"query":"scene"}));
+    assert_eq!(r["success"], true);
+    sim.shutdown();
+    s.p.shutdown(Duration::from_secs(5));
+
+    // A new process, no Editor: search and describe work from the cache and say so.
+    let mut p = McpProc::start(&s.home, &TIMEOUT_ARGS, &[], &[]);
+    p.initialize("2025-06-18");
+    let r = p.call_structured("tool_search", json!({"query":"create a game object"}));
+    assert_eq!(r["success"], true, "{r}");
+    assert!(r["agent_hint"].as_str().unwrap().contains("cached"));
+    let d = p.call_structured("tool_describe", json!({"name":"scene","action":"load"}));
+    assert_eq!(d["success"], true);
+    assert!(d["data"]["action"]["input_schema"].is_object());
+    let c = call(&mut p, "scene", json!({"action":"info"}));
+    assert_eq!(c["data"]["retryable"], true);
+}
+
+#[test]
+fn search_and_describe_happy_paths_and_errors() {
+    let mut s = session(&[]);
+    let _sim = start_sim(&s.home);
+    let r =
+        s.p.call_structured("tool_search", json!({"query":"load a scene","limit":3}));
+    assert_eq!(r["success"], true);
+    let results = r["data"]["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 3);
+    assert!(
+        !r.to_string().contains("input_schema"),
+        "search never returns schemas"
+    );
+    for h in results {
+        for k in [
+            "risk_class",
+            "read_only",
+            "destructive",
+            "idempotent",
+            "requires_confirmation",
+        ] {
+            assert!(h["safety"].get(k).is_some(), "{h}");
+        }
+    }
+    assert_fits_output_schema(&s.list, "tool_search", &r);
+    // Deterministic.
+    let again =
+        s.p.call_structured("tool_search", json!({"query":"load a scene","limit":3}));
+    assert_eq!(r, again);
+    // Arbitrary code is absent without permission.
+    let r = s.p.call_structured(
+        "tool_search",
+        json!({"query":"exec run C# code","limit":100}),
+    );
+    assert!(
+        r["data"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["name"] != "exec")
+    );
+
+    let d =
+        s.p.call_structured("tool_describe", json!({"name":"scene"}));
+    assert_eq!(d["success"], true);
+    assert!(
+        d["data"]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["name"] == "load")
+    );
+    assert!(d["data"].get("input_schema").is_none());
+    assert_fits_output_schema(&s.list, "tool_describe", &d);
+    let d =
+        s.p.call_structured("tool_describe", json!({"name":"scene","action":"load"}));
+    assert_eq!(d["data"]["action"]["name"], "load");
+    assert!(d["data"]["action"]["input_schema"]["properties"]["path"].is_object());
+    assert!(d["data"]["action"]["safety"]["risk_class"].is_string());
+
+    let e = s.p.call_structured("tool_describe", json!({"name":"scen"}));
+    assert_eq!(e["code"], "TOOL_NOT_FOUND");
+    assert!(
+        e["suggestions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("scene")),
+        "{e}"
+    );
+    assert_fits_output_schema(&s.list, "tool_describe", &e);
+    let e =
+        s.p.call_structured("tool_describe", json!({"name":"scene","action":"lod"}));
+    assert_eq!(e["code"], "ACTION_NOT_FOUND");
+    assert!(
+        e["suggestions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("load")),
+        "{e}"
+    );
+    let e = s.p.call_structured("tool_describe", json!({"name":"exec"}));
+    assert_eq!(e["code"], "ARBITRARY_CODE_PERMISSION_REQUIRED");
+}
+
+#[test]
+fn tool_call_validates_before_sending_and_preserves_connector_answers() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    // Warm up so the catalog is loaded.
+    assert_eq!(
+        call(&mut s.p, "scene", json!({"action":"info"}))["success"],
+        true
+    );
+    let before = sim.side_effects();
+
+    // Unknown field: a repairable tool error with a pointer, nothing sent.
+    let r = call(
+        &mut s.p,
+        "scene",
+        json!({"action":"load","path":"Assets/A.unity","bogus":1}),
+    );
+    assert_eq!(r["code"], "INVALID_ARGUMENT", "{r}");
+    assert_eq!(r["data"]["pointer"], "/arguments/bogus");
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+    // Missing required field of the resolved action.
+    let r = call(&mut s.p, "scene", json!({"action":"load"}));
+    assert_eq!(r["data"]["pointer"], "/arguments/path", "{r}");
+    // Wrong type.
+    let r = call(&mut s.p, "scene", json!({"action":"load","path":7}));
+    assert_eq!(r["data"]["pointer"], "/arguments/path", "{r}");
+    // Unknown action, with suggestions.
+    let r = call(
+        &mut s.p,
+        "scene",
+        json!({"action":"lod","path":"Assets/A.unity"}),
+    );
+    assert_eq!(r["code"], "ACTION_NOT_FOUND");
+    assert_eq!(r["data"]["pointer"], "/arguments/action");
+    // Unknown tool.
+    let r = call(&mut s.p, "sceen", json!({}));
+    assert_eq!(r["code"], "TOOL_NOT_FOUND");
+    assert!(
+        r["suggestions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("scene"))
+    );
+    // Invalid operation id.
+    let r = s.p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"save_all"},"operation_id":"bad id with spaces"}),
+    );
+    assert_eq!(r["code"], "INVALID_OPERATION_ID", "{r}");
+    // Arbitrary code without permission.
+    let r = call(&mut s.p, "exec", json!({"code":"return 1;"}));
+    assert_eq!(r["code"], "ARBITRARY_CODE_PERMISSION_REQUIRED");
+    assert_eq!(
+        sim.side_effects(),
+        before,
+        "refused calls reached the Editor"
+    );
+
+    // A mutation keeps the client's operation id; an action alias-free canonical name is sent.
+    let op = "op_test_0123456789abcdef";
+    let r = s.p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"CREATE","name":"Cube"},"operation_id":op}),
+    );
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(r["operation_id"], op);
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("create")), 1);
+    // Resending the same operation replays it from the ledger instead of running it twice.
+    let again = s.p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"Cube"},"operation_id":op}),
+    );
+    assert_eq!(again["success"], true, "{again}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("create")), 1);
+    // A Connector error code is preserved, as a tool error.
+    let r = call(
+        &mut s.p,
+        "scene",
+        json!({"action":"load","path":"Assets/Missing.unity"}),
+    );
+    assert_eq!(r["success"], false);
+    assert!(r["code"].is_string());
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+}
+
+#[test]
+fn approval_round_trip_by_argument_and_by_meta() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    let args =
+        json!({"name":"manage_gameobject","arguments":{"action":"destroy","target":"Main Camera"}});
+    let r = s.p.call_structured("tool_call", args.clone());
+    assert_eq!(r["code"], "APPROVAL_REQUIRED", "{r}");
+    assert!(r["data"]["token"].is_string());
+    assert!(r["data"]["summary"].is_object());
+    assert_eq!(r["operation_id"], r["data"]["operation_id"]);
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 0);
+
+    // The approved call, token as an argument.
+    let mut approved = args.clone();
+    approved["approval_token"] = r["data"]["token"].clone();
+    let done = s.p.call_structured("tool_call", approved.clone());
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(done["operation_id"], r["data"]["operation_id"]);
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+
+    // A token for other arguments is refused locally, before sending.
+    let other = json!({"name":"manage_gameobject","arguments":{"action":"destroy","target":"Directional Light"},
+        "approval_token": r["data"]["token"]});
+    let refused = s.p.call_structured("tool_call", other);
+    assert_eq!(refused["code"], "APPROVAL_MISMATCH", "{refused}");
+
+    // The token in _meta["hera/approval_token"].
+    let scene_args =
+        json!({"name":"scene","arguments":{"action":"close","path":"Assets/Scenes/Main.unity"}});
+    let r = s.p.call_structured("tool_call", scene_args.clone());
+    assert_eq!(r["code"], "APPROVAL_REQUIRED", "{r}");
+    let mut params = json!({"name":"tool_call","arguments":scene_args});
+    params["_meta"] = json!({"hera/approval_token": r["data"]["token"]});
+    let res = s.p.ok("tools/call", params);
+    let done = structured(&res);
+    assert_ne!(done["code"], "APPROVAL_REQUIRED", "{done}");
+    assert_ne!(done["code"], "INVALID_APPROVAL_TOKEN", "{done}");
+}
+
+#[test]
+fn mutations_need_the_ledger_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let mut cfg = SimConfig::new(
+        home.to_path_buf(),
+        project(home).to_string_lossy().into_owned(),
+    );
+    cfg.features = hera_connector_contract::wire::ALL_FEATURES
+        .iter()
+        .filter(|f| **f != "operation_ledger_v1")
+        .map(|f| f.to_string())
+        .collect();
+    let sim = Simulator::start_background(cfg).unwrap();
+    let mut p = McpProc::start(home, &TIMEOUT_ARGS, &[], &[]);
+    p.initialize("2025-11-25");
+    let r = call(
+        &mut p,
+        "manage_gameobject",
+        json!({"action":"create","name":"Cube"}),
+    );
+    assert_eq!(r["code"], "OPERATION_LEDGER_REQUIRED", "{r}");
+    assert_eq!(sim.side_effects(), 0);
+    // Reads still work.
+    assert_eq!(
+        call(&mut p, "scene", json!({"action":"info"}))["success"],
+        true
+    );
+}
+
+#[test]
+fn arbitrary_code_is_available_only_with_permission() {
+    let mut s = session(&["--allow-arbitrary-code"]);
+    let _sim = start_sim(&s.home);
+    let r =
+        s.p.call_structured("tool_search", json!({"query":"exec C# code","limit":100}));
+    assert!(
+        r["data"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["name"] == "exec"),
+        "{r}"
+    );
+    let d = s.p.call_structured("tool_describe", json!({"name":"exec"}));
+    assert_eq!(d["success"], true);
+    // Arbitrary code always needs the user's approval.
+    let c = call(&mut s.p, "exec", json!({"code":"return 1;"}));
+    assert_eq!(c["code"], "APPROVAL_REQUIRED", "{c}");
+}
+
+#[test]
+fn long_test_runs_return_a_durable_pollable_task() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    // The run finishes only when simulated time passes an hour, so the call must hand back a
+    // task id after its bounded wait.
+    sim.with_editor(|e| e.set_job_delay(Duration::from_secs(3600)));
+    let r = call(
+        &mut s.p,
+        "run_tests",
+        json!({"mode":"EditMode","async_results":true}),
+    );
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(r["data"]["status"], "working", "{r}");
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+    let id = r["data"]["task_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("hera_task_"));
+    let t = call(&mut s.p, "hera.task", json!({"task_id": id}));
+    assert_eq!(t["data"]["status"], "working", "{t}");
+    sim.advance_clock(Duration::from_secs(7200));
+    let done = eventually(Duration::from_secs(60), || {
+        let t = call(&mut s.p, "hera.task", json!({"task_id": id}));
+        assert_fits_output_schema(&s.list, "tool_call", &t);
+        (t.get("data").and_then(|d| d.get("status")) != Some(&json!("working"))).then_some(t)
+    });
+    assert!(done["message"].as_str().unwrap().contains("test"), "{done}");
+    assert_eq!(done["operation_id"], r["operation_id"]);
+
+    // The handle is durable: a new server process reads the same result.
+    s.p.shutdown(Duration::from_secs(5));
+    let mut p = McpProc::start(&s.home, &TIMEOUT_ARGS, &[], &[]);
+    p.initialize("2025-11-25");
+    let again = call(&mut p, "hera.task", json!({"task_id": id}));
+    assert_eq!(again["message"], done["message"], "{again}");
+
+    let bad = call(&mut p, "hera.task", json!({"task_id":"hera_task_nonsense"}));
+    assert_eq!(bad["code"], "INVALID_ARGUMENT");
+    assert_eq!(bad["data"]["pointer"], "/arguments/task_id");
+}
+
+/// A "Editor" that accepts connections and never answers, announced by a heartbeat written by
+/// hand: the worst case for a client that waits on the Editor.
+fn hung_editor(home: &Path) -> std::net::TcpListener {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let dir = home.join(".hera-agent-unity").join("instances");
+    std::fs::create_dir_all(&dir).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let hb = json!({"state":"ready","projectPath": project(home).to_string_lossy(),"port":port,
+        "pid": std::process::id(),"domainEpoch":"0123456789abcdef0123456789abcdef",
+        "features": hera_connector_contract::wire::ALL_FEATURES,"timestamp":now,"compileErrors":false});
+    std::fs::write(dir.join("hung.json"), hb.to_string()).unwrap();
+    // Accept and hold connections (bounded: the thread ends after a minute).
+    let l = listener.try_clone().unwrap();
+    l.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if let Ok((s, _)) = l.accept() {
+                held.push(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    listener
+}
+
+#[test]
+fn a_hung_editor_never_blocks_tools_list_or_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let _editor = hung_editor(dir.path());
+    let mut p = McpProc::start(dir.path(), &TIMEOUT_ARGS, &[], &[]);
+    let start = Instant::now();
+    p.initialize("2025-11-25");
+    let list = p.ok("tools/list", json!({}));
+    assert_eq!(list["tools"].as_array().unwrap().len(), 3);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "tools/list waited on the Editor"
+    );
+    // Search cannot get a catalog and none is cached: a bounded, retryable answer.
+    let start = Instant::now();
+    let r = p.call_structured("tool_search", json!({"query":"scene"}));
+    assert_eq!(r["success"], false, "{r}");
+    assert_eq!(r["data"]["retryable"], true, "{r}");
+    assert_fits_output_schema(&list, "tool_search", &r);
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "search took {:?}",
+        start.elapsed()
+    );
+    // A call gives up after the request timeout (4 s here) with a retryable reason.
+    let r = call(&mut p, "scene", json!({"action":"info"}));
+    assert_eq!(r["success"], false, "{r}");
+    assert_eq!(r["data"]["retryable"], true, "{r}");
+    let (status, took) = p.shutdown(Duration::from_secs(5));
+    assert!(status.success() && took < Duration::from_secs(5));
+}
+
+#[test]
+fn exits_promptly_on_eof_with_a_call_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let sim = start_sim(home);
+    let mut p = McpProc::start(home, &["--timeout", "60000"], &[], &[]);
+    p.initialize("2025-11-25");
+    // Load the catalog first, then make the next call hang inside the Editor.
+    assert_eq!(
+        call(&mut p, "scene", json!({"action":"info"}))["success"],
+        true
+    );
+    sim.inject(Fault::Hang { times: 1 });
+    p.send(
+        &json!({"jsonrpc":"2.0","id":"inflight","method":"tools/call",
+        "params":{"name":"tool_call","arguments":{"name":"scene","arguments":{"action":"list"}}}}),
+    );
+    eventually(Duration::from_secs(20), || {
+        (sim.requests_seen("/command") >= 2).then_some(())
+    });
+    let (status, took) = p.shutdown(Duration::from_secs(5));
+    eprintln!("exit with a call in flight took {took:?}");
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_secs(5));
+}
+
+#[test]
+fn unknown_outcomes_and_stale_catalogs_are_reported_as_the_editor_said() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    assert_eq!(
+        call(&mut s.p, "scene", json!({"action":"info"}))["success"],
+        true
+    );
+    // The catalog changes under us: CATALOG_STALE, retryable, and the repeated call works.
+    sim.inject(Fault::CatalogHashChange);
+    let r = call(&mut s.p, "scene", json!({"action":"info"}));
+    assert_eq!(r["code"], "CATALOG_STALE", "{r}");
+    assert_eq!(r["data"]["retryable"], true);
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+    let again = call(&mut s.p, "scene", json!({"action":"info"}));
+    assert_eq!(again["success"], true, "{again}");
+    let d =
+        s.p.call_structured("tool_describe", json!({"name":"scene"}));
+    assert_eq!(d["data"]["catalog_hash"], sim.catalog_hash());
+
+    // The handler runs, then the domain reloads before the commit: nobody can know the outcome.
+    sim.inject(Fault::ReloadWhileRunning {
+        downtime_ms: 500,
+        new_port: false,
+    });
+    let op = "op_unknown_0123456789";
+    let r = s.p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"Ghost"},"operation_id":op}),
+    );
+    assert_eq!(r["success"], false, "{r}");
+    assert_eq!(r["code"], "OPERATION_OUTCOME_UNKNOWN", "{r}");
+    assert_eq!(r["operation_id"], op, "{r}");
+    assert_fits_output_schema(&s.list, "tool_call", &r);
+}
+
+#[test]
+fn large_results_spill_to_a_readable_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let _sim = start_sim(home);
+    let mut p = McpProc::start(
+        home,
+        &TIMEOUT_ARGS,
+        &[],
+        &[("HERA_MCP_MAX_INLINE_BYTES", "300")],
+    );
+    p.initialize("2025-11-25");
+    let list = p.ok("tools/list", json!({}));
+    let res = p.call(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"hierarchy"}}),
+    );
+    let s = structured(&res);
+    assert_fits_output_schema(&list, "tool_call", &s);
+    assert_eq!(s["result"]["status"], "spilled", "{s}");
+    let uri = s["result"]["uri"].as_str().unwrap().to_string();
+    let link = res["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "resource_link")
+        .expect("a resource_link next to the spilled result");
+    assert_eq!(link["uri"], uri);
+    let listed = p.ok("resources/list", json!({}));
+    assert!(
+        listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["uri"] == uri),
+        "{listed}"
+    );
+    let read = p.ok("resources/read", json!({"uri": uri}));
+    let text = read["contents"][0]["text"].as_str().unwrap();
+    let full: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(full["success"], true);
+    assert!(full["data"].is_object() || full["data"].is_array());
+    let missing = p.request(
+        "resources/read",
+        json!({"uri": format!("hera-result://{}/{}", "0".repeat(64), "0".repeat(32))}),
+    );
+    assert!(missing["error"]["code"].as_i64().is_some(), "{missing}");
+    let templates = p.ok("resources/templates/list", json!({}));
+    assert!(
+        templates["resourceTemplates"][0]["uriTemplate"]
+            .as_str()
+            .unwrap()
+            .starts_with("hera-result://")
+    );
+}
