@@ -23,7 +23,13 @@ fn records_live_where_the_connector_keeps_them() {
         .join(format!("{id}.json"));
     assert!(expected.is_file(), "{}", expected.display());
     assert_eq!(f.sim.ledger_dir(), expected.parent().unwrap());
-    // No temp files are left behind.
+    // No temp files are left behind once the last write (`responded`) is done.
+    assert!(
+        wait_for(Duration::from_secs(5), || {
+            ledger_record(&f.sim, &id).filter(|r| r["state"] == "responded")
+        })
+        .is_some()
+    );
     let leftovers: Vec<_> = std::fs::read_dir(f.sim.ledger_dir())
         .unwrap()
         .filter(|e| {

@@ -287,6 +287,7 @@ fn missing_meta_gets_a_generated_operation_id() {
     let names: Vec<String> = std::fs::read_dir(f.sim.ledger_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".json"))
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     let id = names[0].strip_suffix(".json").unwrap();
