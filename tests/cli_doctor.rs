@@ -126,3 +126,21 @@ fn heartbeat_points_at_a_port_nobody_listens_on() {
     assert_failed_with_fix(&report, "http");
     assert_eq!(check(&report, "catalog")["status"], "skip");
 }
+
+#[cfg(unix)]
+#[test]
+fn without_home_the_account_home_directory_is_used() {
+    let home = Home::new();
+    let r = home.run_without_home(&["doctor", "--json"]);
+    let report = r.json();
+    let detail = check(&report, "heartbeat_dir")["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        !detail.contains("no home directory found"),
+        "the password database supplies the home directory: {detail}"
+    );
+    assert!(detail.contains("(home /"), "{detail}");
+    assert!(!detail.contains(&home.path().display().to_string()));
+}

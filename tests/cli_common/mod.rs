@@ -50,6 +50,13 @@ impl Home {
         self.run_in(self.path(), args, env)
     }
     pub fn run_in(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_cmd(cwd, args, env, false)
+    }
+    /// Runs with `HOME` and `USERPROFILE` removed, as some MCP clients start servers.
+    pub fn run_without_home(&self, args: &[&str]) -> Run {
+        self.run_cmd(self.path(), args, &[], true)
+    }
+    fn run_cmd(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)], no_home: bool) -> Run {
         let mut cmd = Command::new(BIN);
         cmd.args(args)
             .current_dir(cwd)
@@ -69,6 +76,9 @@ impl Home {
             .stderr(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v);
+        }
+        if no_home {
+            cmd.env_remove("HOME").env_remove("USERPROFILE");
         }
         let start = Instant::now();
         let out = cmd.output().expect("binary runs");
