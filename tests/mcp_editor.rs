@@ -4,7 +4,7 @@
 
 mod mcp_support;
 
-use hera_connector_sim::{Fault, FaultMatch, Reload, SimConfig, Simulator};
+use hera_connector_sim::{Fault, Reload, SimConfig, Simulator};
 use mcp_support::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

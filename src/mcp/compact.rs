@@ -78,10 +78,7 @@ pub fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) 
         .collect()
 }
 
-fn visible<'a>(
-    catalog: &'a Catalog,
-    allow_arbitrary_code: bool,
-) -> impl Iterator<Item = &'a ToolEntry> {
+fn visible(catalog: &Catalog, allow_arbitrary_code: bool) -> impl Iterator<Item = &ToolEntry> {
     catalog
         .tools
         .iter()

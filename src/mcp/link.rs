@@ -37,7 +37,7 @@ pub struct LinkOptions {
 /// What the heartbeat files say about our Editor right now.
 enum Presence {
     /// An active heartbeat (possibly not listening, reloading, compiling…).
-    Present(Instance),
+    Present(Box<Instance>),
     Absent(DiscoveryError),
 }
 
@@ -204,7 +204,7 @@ impl EditorLink {
     async fn observe(&self) -> Presence {
         if let Some(client) = self.client() {
             return match client.refresh_instance().await {
-                Ok(Some(i)) => Presence::Present(i),
+                Ok(Some(i)) => Presence::Present(Box::new(i)),
                 Ok(None) => {
                     let i = client.instance();
                     Presence::Absent(DiscoveryError::ProjectNotFound {
@@ -227,11 +227,11 @@ impl EditorLink {
             Ok(i) => {
                 let client = ConnectorClient::new(self.home.clone(), i.clone(), self.timeout);
                 *self.client.lock().expect("client lock") = Some(client);
-                Presence::Present(i)
+                Presence::Present(Box::new(i))
             }
             Err(DiscoveryError::NotListening { project }) => {
                 match scan.active().find(|i| i.project_path == project) {
-                    Some(i) => Presence::Present(i.clone()),
+                    Some(i) => Presence::Present(Box::new(i.clone())),
                     None => Presence::Absent(DiscoveryError::NotListening { project }),
                 }
             }
@@ -247,13 +247,12 @@ impl EditorLink {
         if let Some(c) = self.client() {
             return self.cache.latest_for_project(&c.project_id());
         }
-        if let Some(p) = &self.selector.project {
-            if let Some(s) = self
+        if let Some(p) = &self.selector.project
+            && let Some(s) = self
                 .cache
                 .latest_for_project(&hera_connector_contract::identity::project_id(p))
-            {
-                return Some(s);
-            }
+        {
+            return Some(s);
         }
         // No Editor has been seen and none was named: the most recently cached project. The
         // cache keeps one folder per project (named by the project id's hex), newest file first.
@@ -348,7 +347,7 @@ impl EditorLink {
     pub async fn view_for_reading(&self) -> Result<Arc<CatalogView>, Envelope> {
         let presence = self.observe().await;
         let instance = match &presence {
-            Presence::Present(i) => Some(i),
+            Presence::Present(i) => Some(i.as_ref()),
             Presence::Absent(_) => None,
         };
         let mut failure = None;
@@ -445,10 +444,8 @@ impl EditorLink {
                         || i.domain_epoch()
                             .is_some_and(|e| e != v.snapshot.domain_epoch())
                 });
-                if stale {
-                    if let Err(e) = self.refresh(&i).await {
-                        tracing::debug!("background catalog refresh failed: {e}");
-                    }
+                if stale && let Err(e) = self.refresh(&i).await {
+                    tracing::debug!("background catalog refresh failed: {e}");
                 }
             }
         })

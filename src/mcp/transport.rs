@@ -108,7 +108,7 @@ fn starts_lifecycle(request: &ClientRequest) -> bool {
 
 /// What to do with one line.
 enum Verdict {
-    Deliver(ClientJsonRpcMessage),
+    Deliver(Box<ClientJsonRpcMessage>),
     Reply(Value),
     Ignore(&'static str),
 }
@@ -160,7 +160,7 @@ fn judge(line: &[u8]) -> Verdict {
     }
     let is_response = obj.contains_key("result") || obj.contains_key("error");
     match serde_json::from_value::<ClientJsonRpcMessage>(value) {
-        Ok(m) => Verdict::Deliver(m),
+        Ok(m) => Verdict::Deliver(Box::new(m)),
         Err(e) => match (is_request, usable_id) {
             (true, Some(id)) => {
                 Verdict::Reply(error_frame(id, -32600, &format!("Invalid Request: {e}")))
@@ -273,7 +273,7 @@ where
             match judge(body) {
                 Verdict::Deliver(message) => {
                     if !self.started {
-                        match &message {
+                        match message.as_ref() {
                             ClientJsonRpcMessage::Request(r) => {
                                 if starts_lifecycle(&r.request) {
                                     self.started = true;
@@ -287,7 +287,7 @@ where
                             }
                         }
                     }
-                    return Some(message);
+                    return Some(*message);
                 }
                 Verdict::Reply(frame) => {
                     tracing::debug!("answering a malformed line: {frame}");
