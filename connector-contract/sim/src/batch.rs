@@ -141,6 +141,9 @@ pub async fn commands(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
             );
         }
     };
+    let Some(_slot) = c.enqueue() else {
+        return crate::http::queue_full();
+    };
     if !c.legacy() {
         for item in &items {
             if prescan_safety(c, item).is_some_and(|s| s.requires_confirmation) {

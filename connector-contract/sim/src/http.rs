@@ -2,9 +2,9 @@
 //! ingress rules that run before any command logic.
 //!
 //! Order of checks (§2.2): `OPTIONS` → 204; an `Origin` header → 403; a method other than POST
-//! → 405; an unknown path → 404; body over the path's limit → 413; not a JSON object → 400;
-//! more than 64 requests pending → 429. Everything after that is the endpoint's business and
-//! answers HTTP 200.
+//! → 405; an unknown path → 404; body over the path's limit → 413; not a JSON object → 400.
+//! The endpoint then finishes parsing (its own 400s), takes one of the 64 queue places (429
+//! when none is left) and answers HTTP 200 from there on.
 //!
 //! Faults that concern the transport (reset, empty 200, non-JSON, odd status, oversized body,
 //! hang) are turned into bytes on the wire here, so endpoint code only says *what* happens.
@@ -483,18 +483,21 @@ async fn route_checked(
     if let Some(f) = connector.take_fault(FaultKind::Ingress, path, command) {
         return ingress_fault_answer(&f);
     }
-    let Some(_slot) = connector.enqueue() else {
-        return Answer::http_error(
-            429,
-            "HTTP_QUEUE_FULL",
-            "More than 64 requests are waiting for the Editor; retry later.",
-        );
-    };
     match path {
         "/command" => crate::pipeline::command(connector, parsed).await,
         "/commands" => crate::batch::commands(connector, parsed).await,
         _ => crate::preflight::preflight(connector, parsed).await,
     }
+}
+
+/// `HTTP_QUEUE_FULL`: every endpoint takes a queue place once its request has parsed (for
+/// `/command`, after the request context: its errors come before queueing).
+pub fn queue_full() -> Answer {
+    Answer::http_error(
+        429,
+        "HTTP_QUEUE_FULL",
+        "More than 64 requests are waiting for the Editor; retry later.",
+    )
 }
 
 /// UTF-8 (a leading BOM is tolerated, as .NET's reader strips it) and a JSON object.

@@ -3,7 +3,8 @@
 //! 1. body checks (done by `http`), `HTTP_MISSING_COMMAND`;
 //! 2. request context: `INVALID_OPERATION_ID`, `ARGUMENTS_HASH_MISMATCH` (before queueing,
 //!    `"timings":null`);
-//! 3. the command lock (`COMMAND_LOCK_TIMEOUT`, `"timings":null`);
+//! 3. a queue place (`HTTP_QUEUE_FULL`), then the command lock (`COMMAND_LOCK_TIMEOUT`,
+//!    `"timings":null`);
 //! 4. protocol version; 5. catalog hash (also on `list`); 6. `list`;
 //! 7. action resolution (`UNKNOWN_COMMAND`, `UNKNOWN_ACTION`); 8. validation;
 //! 9. safety on the normalized params; 10. ledger begin and approval; 11. the handler;
@@ -228,6 +229,10 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
             Ok(m) => Some(m),
             Err(e) => return Answer::ok(e.to_text()),
         }
+    };
+    // 3. Enqueue, then the lock.
+    let Some(_slot) = c.enqueue() else {
+        return crate::http::queue_full();
     };
     let wait = c.settings.lock_wait;
     if c.take_fault(FaultKind::Lock, "/command", Some(&command))

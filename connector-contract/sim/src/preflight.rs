@@ -48,6 +48,9 @@ fn refuse(e: Envelope) -> Answer {
 
 /// The `/approval/preflight` endpoint.
 pub async fn preflight(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
+    let Some(_slot) = c.enqueue() else {
+        return crate::http::queue_full();
+    };
     let bad = |what: &str| {
         refuse(Envelope::error(
             "INVALID_APPROVAL_PREFLIGHT",
