@@ -18,9 +18,12 @@
 //! - `clock`: simulated time for token expiry and ledger ages.
 //!
 //! # Runtimes
-//! [`Simulator::start`] runs on the caller's tokio runtime (async tests);
-//! [`Simulator::start_background`] brings its own (plain `#[test]` functions, the binary). All
-//! control methods are synchronous and safe to call from either.
+//! [`Simulator::start`] runs on the caller's tokio runtime: use it from async code that never
+//! blocks its thread (on a current-thread runtime, a blocking call such as
+//! `std::process::Command::output` or a `std::net` request would starve the simulator).
+//! [`Simulator::start_background`] brings its own two-thread runtime: use it from plain
+//! `#[test]` functions and anything that blocks. All control methods are synchronous and safe
+//! to call from either.
 
 mod approval;
 mod batch;
