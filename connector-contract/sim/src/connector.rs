@@ -408,18 +408,24 @@ impl Connector {
     /// before this returns; after `downtime` a new domain (epoch, approval secret, empty
     /// used-token set) comes up and listens again, on a new port if `new_port`.
     pub fn reload(self: &Arc<Self>, downtime: Duration, new_port: bool) {
-        self.reload_with(downtime, new_port, false)
+        self.reload_with(downtime, new_port, None)
     }
 
-    /// [`Connector::reload`], optionally showing `compiling` first (a script compile).
-    pub fn reload_with(self: &Arc<Self>, downtime: Duration, new_port: bool, compile: bool) {
+    /// [`Connector::reload`], optionally writing a forced state first (`compiling` before a
+    /// script-compile reload, `entering_playmode` before a play-mode reload).
+    pub fn reload_with(
+        self: &Arc<Self>,
+        downtime: Duration,
+        new_port: bool,
+        first_state: Option<&str>,
+    ) {
         if self.shut.load(Ordering::SeqCst) {
             return;
         }
         let generation = self.reload_generation.fetch_add(1, Ordering::SeqCst) + 1;
         let old_port = self.port();
-        if compile {
-            let _ = self.heartbeat.force_state(Some("compiling"));
+        if let Some(s) = first_state {
+            let _ = self.heartbeat.force_state(Some(s));
         }
         let _ = self.heartbeat.force_state(Some("reloading"));
         let old_task = self.close_listener();
@@ -480,7 +486,7 @@ impl Connector {
         };
         let _ = self.heartbeat.set_editor_state(&state, errors);
         if let Some(ask) = ask {
-            self.reload_with(self.reload_downtime, false, ask.compile);
+            self.reload_with(self.reload_downtime, false, ask.first_state);
         }
     }
 

@@ -1,7 +1,7 @@
 //! Calling the in-memory Editor model from the core: context conversion and the router's
 //! reading of a handler result (§2.5 step 11).
 
-use crate::editor::{Editor, HandlerOutcome, InvokeContext};
+use crate::editor::{Editor, HandlerOutcome, InvokeContext, ReloadReason, ReloadRequest};
 use crate::envelope::{Envelope, Reply};
 use crate::handlers::{Call, EditorContext, Ran, ReloadAsk, label};
 use serde_json::{Map, Value};
@@ -55,19 +55,30 @@ pub fn reply_of(
     Reply::Envelope(envelope)
 }
 
+/// The heartbeat states the Connector forces before `reloading` for this kind of reload.
+fn ask(r: &ReloadRequest) -> ReloadAsk {
+    let first_state = if r.reason == ReloadReason::EnterPlayMode {
+        Some("entering_playmode")
+    } else if r.compile {
+        Some("compiling")
+    } else {
+        None
+    };
+    ReloadAsk { first_state }
+}
+
 /// Runs one validated call on the Editor.
 pub fn invoke(ed: &mut Editor, call: &Call, ctx: &EditorContext) -> Ran {
     let inv = ed.invoke(&call.tool, call.action.as_deref(), &call.params, &ictx(ctx));
     Ran {
         reply: reply_of(&call.tool, call.action.as_deref(), inv.outcome, inv.timings),
-        reload: inv.reload.map(|r| ReloadAsk { compile: r.compile }),
+        reload: inv.reload.map(|r| ask(&r)),
     }
 }
 
 /// Completes due background jobs; may ask for a reload (a package change finished).
 pub fn tick(ed: &mut Editor, ctx: &EditorContext) -> Option<ReloadAsk> {
-    ed.tick(&ictx(ctx))
-        .map(|r| ReloadAsk { compile: r.compile })
+    ed.tick(&ictx(ctx)).map(|r| ask(&r))
 }
 
 /// Tells the Editor a domain reload finished (jobs in flight are interrupted or resumed).

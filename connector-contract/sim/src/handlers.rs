@@ -37,8 +37,9 @@ pub struct Call {
 /// A domain reload the Editor asks for (package change, script compile, entering play mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReloadAsk {
-    /// Show `compiling` before `reloading` (§1.3).
-    pub compile: bool,
+    /// The forced heartbeat state written before `reloading` (§1.3): `compiling` for a script
+    /// compile, `entering_playmode` when play mode reloads the domain.
+    pub first_state: Option<&'static str>,
 }
 
 /// How a call ended, as the router sees it (§2.5 step 11).

@@ -294,7 +294,7 @@ async fn serve_connection(connector: Arc<Connector>, stream: TcpStream) {
         connector.mark_responded(op);
     }
     if let Some(ask) = after.reload {
-        connector.reload_with(connector.reload_downtime, false, ask.compile);
+        connector.reload_with(connector.reload_downtime, false, ask.first_state);
     }
 }
 

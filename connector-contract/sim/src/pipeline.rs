@@ -369,7 +369,7 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         Some(Fault::ResetAfterExecute { .. }) => {
             drop(lock);
             if let Some(ask) = reload {
-                c.reload_with(c.reload_downtime, false, ask.compile);
+                c.reload_with(c.reload_downtime, false, ask.first_state);
             }
             return Answer::Reset;
         }

@@ -246,3 +246,36 @@ fn several_instances_side_by_side() {
         "dropping the last handle quits the Editor"
     );
 }
+
+#[test]
+fn reloads_the_editor_asks_for() {
+    let f = start_with(|c| c.reload_downtime = Duration::from_millis(300));
+    let p = f.port();
+    let epoch = f.sim.domain_epoch();
+    // A requested script compile answers first, then reloads the domain.
+    let v = call(p, "refresh_unity", json!({"compile":"request"}), &op());
+    assert_eq!(v["success"], true, "{v}");
+    let second = wait_for(Duration::from_secs(10), || {
+        let e = f.sim.domain_epoch();
+        (e != epoch && f.sim.port() != 0).then_some(e)
+    })
+    .expect("a reload after the compile request");
+    assert_eq!(heartbeat(&f.sim)["state"], "ready");
+    // Entering play mode with domain reload on: a reload, and the Editor is playing after it.
+    f.sim
+        .with_editor(|ed| ed.set_play_mode_reloads_domain(true));
+    let v = call(f.port(), "manage_editor", json!({"action":"play"}), &op());
+    assert_eq!(v["success"], true, "{v}");
+    assert!(
+        wait_for(Duration::from_secs(10), || {
+            (f.sim.domain_epoch() != second && f.sim.port() != 0).then_some(())
+        })
+        .is_some()
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || (heartbeat(&f.sim)["state"]
+            == "playing")
+            .then_some(()))
+        .is_some()
+    );
+}
