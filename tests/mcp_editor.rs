@@ -414,13 +414,26 @@ fn long_test_runs_return_a_durable_pollable_task() {
     // The run finishes only when simulated time passes an hour, so the call must hand back a
     // task id after its bounded wait.
     sim.with_editor(|e| e.set_job_delay(Duration::from_secs(3600)));
-    let r = call(
-        &mut s.p,
-        "run_tests",
-        json!({"mode":"EditMode","async_results":true}),
+    // With a progress token, the bounded wait reports progress while the run goes on.
+    let res = s.p.ok(
+        "tools/call",
+        json!({"name":"tool_call","_meta":{"progressToken":"run-1"},
+            "arguments":{"name":"run_tests","arguments":{"mode":"EditMode","async_results":true}}}),
     );
+    let r = structured(&res);
     assert_eq!(r["success"], true, "{r}");
     assert_eq!(r["data"]["status"], "working", "{r}");
+    let progress: Vec<&Value> =
+        s.p.notifications
+            .iter()
+            .filter(|n| n["method"] == "notifications/progress")
+            .collect();
+    assert!(!progress.is_empty(), "no progress notifications");
+    assert!(
+        progress
+            .iter()
+            .all(|n| n["params"]["progressToken"] == "run-1")
+    );
     assert_fits_output_schema(&s.list, "tool_call", &r);
     let id = r["data"]["task_id"].as_str().unwrap().to_string();
     assert!(id.starts_with("hera_task_"));

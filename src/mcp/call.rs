@@ -24,6 +24,9 @@ use hera_connector_contract::canonical::{arguments_hash_of_value, sha256_prefixe
 use hera_connector_contract::catalog::{ActionEntry, ToolEntry};
 use hera_connector_contract::operation::OperationId;
 use hera_connector_contract::task_id::DurableTaskId;
+use rmcp::Peer;
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::RoleServer;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -57,6 +60,46 @@ impl IssuedTokens {
         let m = self.by_hash.lock().expect("tokens lock");
         m.get(&sha256_prefixed(token.as_bytes()))
             .is_some_and(|exp| *exp > now_ms())
+    }
+}
+
+/// Where to report progress while a call waits (the client's `_meta.progressToken`).
+pub struct Progress {
+    pub peer: Peer<RoleServer>,
+    pub token: ProgressToken,
+}
+
+impl Progress {
+    async fn report(&self, step: u32, message: String) {
+        let note = ProgressNotificationParam::new(self.token.clone(), f64::from(step))
+            .with_message(message);
+        if let Err(e) = self.peer.notify_progress(note).await {
+            tracing::debug!("could not send progress: {e}");
+        }
+    }
+}
+
+/// Waits (bounded by `max`) for a job, reporting progress about once a second when asked to.
+async fn wait_with_progress(
+    status: &std::path::Path,
+    id: &DurableTaskId,
+    max: Duration,
+    progress: Option<&Progress>,
+) -> Result<TaskState, String> {
+    let Some(p) = progress else {
+        return tasks::wait(status, id, max).await;
+    };
+    let deadline = std::time::Instant::now() + max;
+    let mut step = 0u32;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let state = tasks::wait(status, id, left.min(Duration::from_secs(1))).await;
+        if left <= Duration::from_secs(1) || matches!(state, Ok(TaskState::Completed { .. })) {
+            return state;
+        }
+        step += 1;
+        p.report(step, format!("{:?} job still running ({step} s)", id.k))
+            .await;
     }
 }
 
@@ -185,8 +228,16 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
 
 impl EditorLink {
     /// Runs one `tool_call`. Every outcome, refusals included, is an answer the model can read.
-    pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool) -> Answer {
-        match self.call_inner(a, allow_arbitrary_code).await {
+    pub async fn call(
+        &self,
+        a: CallArgs,
+        allow_arbitrary_code: bool,
+        progress: Option<Progress>,
+    ) -> Answer {
+        match self
+            .call_inner(a, allow_arbitrary_code, progress.as_ref())
+            .await
+        {
             Ok(answer) => answer,
             Err(refusal) => Answer::Made(refusal),
         }
@@ -198,9 +249,10 @@ impl EditorLink {
         &self,
         a: CallArgs,
         allow_arbitrary_code: bool,
+        progress: Option<&Progress>,
     ) -> Result<Answer, Envelope> {
         if a.name == TASK_POLL_NAME {
-            return self.poll_task(&a).await;
+            return self.poll_task(&a, progress).await;
         }
         let (client, view) = self.ready_for_call().await?;
         let catalog = view.catalog();
@@ -384,10 +436,12 @@ impl EditorLink {
             Some(Ok(id)) => {
                 let status = self.home().status_dir();
                 let wait = TASK_INLINE_WAIT.min(self.timeout);
-                let state = tasks::wait(&status, &id, wait).await.map_err(|e| {
-                    Envelope::error("TASK_RESULT_UNREADABLE", e)
-                        .with_data(json!({"task_id": id.encode()}))
-                })?;
+                let state = wait_with_progress(&status, &id, wait, progress)
+                    .await
+                    .map_err(|e| {
+                        Envelope::error("TASK_RESULT_UNREADABLE", e)
+                            .with_data(json!({"task_id": id.encode()}))
+                    })?;
                 return Ok(self.task_answer(&id, &state, safety, &label).await);
             }
         }
@@ -454,7 +508,11 @@ impl EditorLink {
         }
     }
 
-    async fn poll_task(&self, a: &CallArgs) -> Result<Answer, Envelope> {
+    async fn poll_task(
+        &self,
+        a: &CallArgs,
+        progress: Option<&Progress>,
+    ) -> Result<Answer, Envelope> {
         let Some(raw) = a.arguments.get("task_id").and_then(Value::as_str) else {
             return Err(args::invalid(
                 TASK_POLL_NAME,
@@ -485,7 +543,7 @@ impl EditorLink {
             return Err(task_envelope(&id, &TaskState::NotFound));
         }
         let status = self.home().status_dir();
-        let state = tasks::wait(&status, &id, TASK_POLL_WAIT.min(self.timeout))
+        let state = wait_with_progress(&status, &id, TASK_POLL_WAIT.min(self.timeout), progress)
             .await
             .map_err(|e| {
                 unavailable(

@@ -2,6 +2,7 @@
 //! tools, and correct JSON-RPC errors for everything else.
 
 use super::args;
+use super::call::Progress;
 use super::compact;
 use super::envelope::Answer;
 use super::link::EditorLink;
@@ -131,9 +132,13 @@ impl ServerHandler for HeraServer {
                     if a.approval_token.is_none() {
                         a.approval_token = approval_from_meta(&ctx);
                     }
+                    let progress = ctx.meta.get_progress_token().map(|token| Progress {
+                        peer: ctx.peer.clone(),
+                        token,
+                    });
                     // A cancelled request gets no response (rmcp drops it); stop working on it too.
                     tokio::select! {
-                        env = self.link.call(a, self.allow_arbitrary_code) => env,
+                        env = self.link.call(a, self.allow_arbitrary_code, progress) => env,
                         _ = ctx.ct.cancelled() => return Err(ErrorData::internal_error("request cancelled", None)),
                     }
                 }
