@@ -173,3 +173,60 @@ fn list_version_help_and_no_editor() {
     let projects: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
     assert_eq!(projects.len(), 1);
 }
+
+#[test]
+fn an_approval_survives_a_domain_reload() {
+    let home = Home::new();
+    let sim = home.editor("Reloaded");
+    let r = home.run(&["call", "console", "--args", CLEAR]);
+    r.expect(4);
+    let token = r.error()["data"]["token"].as_str().unwrap().to_string();
+    let op = r.error()["data"]["operation_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The Editor reloads: its signing secret rotates and the token no longer verifies.
+    let epoch = sim.domain_epoch();
+    sim.reload(hera_connector_sim::Reload {
+        downtime: std::time::Duration::from_millis(200),
+        new_port: false,
+    });
+    assert!(sim.wait_ready_blocking(std::time::Duration::from_secs(10)));
+    assert_ne!(sim.domain_epoch(), epoch);
+    let r = home.run(&[
+        "call",
+        "console",
+        "--args",
+        CLEAR,
+        &format!("--approve={token}"),
+    ]);
+    r.expect(0);
+    assert!(
+        r.stderr.contains("renewing it for the same operation"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(sim.side_effects_of("console", None), 1);
+    let entry = sim.ledger_entry(&op).unwrap();
+    assert!(entry.is_some(), "ran under the approved operation id {op}");
+}
+
+#[test]
+fn approval_unsupported_without_approval_v1() {
+    let home = Home::new();
+    let sim = home.editor("NoApproval");
+    let features: Vec<String> = hera_connector_contract::wire::ALL_FEATURES
+        .iter()
+        .filter(|f| **f != "approval_v1")
+        .map(|f| f.to_string())
+        .collect();
+    sim.set_features(features).unwrap();
+    let before = sim.requests_seen("/approval/preflight");
+    let r = home.run(&["call", "console", "--args", CLEAR, "--yes"]);
+    r.expect(4);
+    assert_eq!(r.error_code(), "APPROVAL_UNSUPPORTED");
+    assert_eq!(sim.side_effects(), 0);
+    assert_eq!(sim.requests_seen("/approval/preflight"), before);
+    // Calls that need no approval still work.
+    home.run(&["call", "console"]).expect(0);
+}

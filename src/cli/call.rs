@@ -202,15 +202,15 @@ async fn approved_call(
     consent: &Consent,
     send: &impl Fn(Option<String>, Option<OperationId>) -> CallOptions,
 ) -> Result<CommandReply, Failure> {
+    let binding = ApprovalBinding {
+        tool: policy.tool.clone(),
+        action: policy.action.clone(),
+        arguments_hash: arguments_hash_of_value(&Value::Object(params.clone())),
+        risk_class: policy.safety.risk_class.as_str().to_string(),
+        project_id: snap.catalog.project_id.clone(),
+        operation_id: operation_id.as_ref().map(|o| o.to_string()),
+    };
     if let Consent::Token(token) = consent {
-        let binding = ApprovalBinding {
-            tool: policy.tool.clone(),
-            action: policy.action.clone(),
-            arguments_hash: arguments_hash_of_value(&Value::Object(params.clone())),
-            risk_class: policy.safety.risk_class.as_str().to_string(),
-            project_id: snap.catalog.project_id.clone(),
-            operation_id: operation_id.as_ref().map(|o| o.to_string()),
-        };
         let claims = policy::check_token(token, &binding).map_err(|e| {
             Failure::new(exit::APPROVAL, e.code(), e.to_string(), e.data())
                 .with_suggestion(e.suggestion())
@@ -223,9 +223,7 @@ async fn approved_call(
                 Value::Null,
             )
         })?;
-        return Ok(client
-            .command(&policy.tool, params, send(Some(token.clone()), Some(op)))
-            .await?);
+        return send_approved(client, policy, params, &binding, token.clone(), op, send).await;
     }
     let pf = client
         .preflight(
@@ -269,12 +267,65 @@ async fn approved_call(
             pf.summary.clone(),
         ));
     }
-    Ok(client
-        .command(
+    send_approved(
+        client,
+        policy,
+        params,
+        &binding,
+        pf.token,
+        pf.operation_id,
+        send,
+    )
+    .await
+}
+
+/// Sends an approved call. If the Editor reloaded since the approval, its new domain cannot
+/// verify the token (the signing secret rotated, "signature is invalid") although nothing ran:
+/// the person approved exactly this operation, so ask the Editor again for the *same*
+/// operation id, check the new token binds the same call, and send once more.
+async fn send_approved(
+    client: &ConnectorClient,
+    policy: &CallPolicy,
+    params: &Map<String, Value>,
+    binding: &ApprovalBinding,
+    token: String,
+    op: OperationId,
+    send: &impl Fn(Option<String>, Option<OperationId>) -> CallOptions,
+) -> Result<CommandReply, Failure> {
+    let reply = client
+        .command(&policy.tool, params, send(Some(token), Some(op.clone())))
+        .await?;
+    let rotated = reply.envelope.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
+        && reply
+            .envelope
+            .message
+            .as_deref()
+            .is_some_and(|m| m.to_ascii_lowercase().contains("signature"));
+    if !rotated {
+        return Ok(reply);
+    }
+    eprintln!("The Editor reloaded since the approval; renewing it for the same operation {op}");
+    let pf = client
+        .preflight(
             &policy.tool,
+            policy.action.as_deref(),
             params,
-            send(Some(pf.token.clone()), Some(pf.operation_id.clone())),
+            Some(op.clone()),
         )
+        .await?;
+    let mut same_op = binding.clone();
+    same_op.operation_id = Some(op.to_string());
+    policy::check_token(&pf.token, &same_op).map_err(|e| {
+        Failure::new(
+            exit::APPROVAL,
+            e.code(),
+            format!("the renewed approval no longer fits: {e}"),
+            e.data(),
+        )
+        .with_suggestion(e.suggestion())
+    })?;
+    Ok(client
+        .command(&policy.tool, params, send(Some(pf.token), Some(op)))
         .await?)
 }
 
