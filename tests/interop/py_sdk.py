@@ -205,11 +205,33 @@ class Scenario:
 
         await self.step("tool_call:scene.info", scene_info)
 
+        created: dict[str, Any] = {}
+
         async def create(entry):
             result = await call("tool_call", {"name": "manage_gameobject", "arguments": {"action": "create", "name": "InteropCube"}})
-            return self.check(entry, result, "tool_call", False)
+            bad = self.check(entry, result, "tool_call", False)
+            if bad:
+                return bad
+            structured = result.structured_content or {}
+            data = structured.get("data") if isinstance(structured.get("data"), dict) else {}
+            created["instance_id"] = entry["instance_id"] = data.get("instance_id")
+            entry["operation_id"] = structured.get("operation_id")
+            return None
 
         await self.step("tool_call:manage_gameobject.create", create)
+
+        # The mutation really happened: a fresh read through the same surface sees the new object.
+        async def verify(entry):
+            result = await call("tool_call", {"name": "find_gameobjects", "arguments": {"name": "InteropCube"}})
+            bad = self.check(entry, result, "tool_call", False)
+            if bad:
+                return bad
+            seen = json.dumps(result.structured_content, separators=(",", ":"))
+            iid = created.get("instance_id")
+            wanted = '"InteropCube"' if iid is None else f'"instance_id":{iid}'
+            return None if wanted in seen else f"the created object ({wanted}) is not found after the mutation: {seen[:400]}"
+
+        await self.step("tool_call:find_gameobjects.verify", verify)
 
         async def bad_arguments(entry):
             result = await call(

@@ -146,9 +146,25 @@ export async function runScenario(api, report, { expectProtocol } = {}) {
     return checkResult(entry, result, validators, 'tool_call', { expectError: false });
   });
 
+  const created = {};
   await step(report, 'tool_call:manage_gameobject.create', async (entry) => {
     const result = await api.callTool({ name: 'tool_call', arguments: { name: 'manage_gameobject', arguments: { action: 'create', name: 'InteropCube' } } });
-    return checkResult(entry, result, validators, 'tool_call', { expectError: false });
+    const bad = checkResult(entry, result, validators, 'tool_call', { expectError: false });
+    if (bad) return bad;
+    created.instanceId = result.structuredContent?.data?.instance_id;
+    entry.instance_id = created.instanceId;
+    entry.operation_id = result.structuredContent?.operation_id;
+    return null;
+  });
+
+  // The mutation really happened: a fresh read through the same surface sees the new object.
+  await step(report, 'tool_call:find_gameobjects.verify', async (entry) => {
+    const result = await api.callTool({ name: 'tool_call', arguments: { name: 'find_gameobjects', arguments: { name: 'InteropCube' } } });
+    const bad = checkResult(entry, result, validators, 'tool_call', { expectError: false });
+    if (bad) return bad;
+    const seen = JSON.stringify(result.structuredContent);
+    const wanted = created.instanceId === undefined ? '"InteropCube"' : `"instance_id":${created.instanceId}`;
+    return seen.includes(wanted) ? null : `the created object (${wanted}) is not found after the mutation: ${seen.slice(0, 400)}`;
   });
 
   // Bad input: an enum violation in the resolved action's schema must come back as a tool error
