@@ -385,15 +385,26 @@ impl Connector {
         }
     }
 
-    /// Binds and serves, then writes a live heartbeat. Must run inside the runtime.
+    /// Binds, writes a live heartbeat, then serves. Must run inside the runtime.
+    ///
+    /// Order matters: the heartbeat says `ready` and the port is recorded before the accept
+    /// loop starts (connections wait in the backlog meanwhile), so no request ever sees port 0
+    /// and [`Connector::is_listening`] implies an up-to-date heartbeat.
     pub fn listen(self: &Arc<Self>, avoid: Option<u16>, prefer: Option<u16>) -> io::Result<u16> {
         let std_listener = self.bind(avoid, prefer)?;
-        let handle = http::serve(self.clone(), std_listener)?;
-        let port = handle.port;
-        *self.listener.lock().expect("listener") = Some(handle);
-        self.port.store(port, Ordering::SeqCst);
+        let port = std_listener.local_addr()?.port();
         self.heartbeat.set_live(port, &self.epoch())?;
-        Ok(port)
+        self.port.store(port, Ordering::SeqCst);
+        match http::serve(self.clone(), std_listener) {
+            Ok(handle) => {
+                *self.listener.lock().expect("listener") = Some(handle);
+                Ok(port)
+            }
+            Err(e) => {
+                self.port.store(0, Ordering::SeqCst);
+                Err(e)
+            }
+        }
     }
 
     /// Stops the listener at once; returns the accept task to await.
