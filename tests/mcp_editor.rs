@@ -640,3 +640,111 @@ fn large_results_spill_to_a_readable_resource() {
             .starts_with("hera-result://")
     );
 }
+
+fn destroy(target: &str) -> Value {
+    json!({"name":"manage_gameobject","arguments":{"action":"destroy","target":target}})
+}
+
+#[test]
+fn approval_through_the_clients_form_mid_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = start_sim(dir.path());
+    let mut p = McpProc::start(dir.path(), &TIMEOUT_ARGS, &[], &[]);
+    p.ok(
+        "initialize",
+        json!({"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},
+            "clientInfo":{"name":"hera-test","version":"1"}}),
+    );
+    p.notify("notifications/initialized", None);
+
+    // The user approves in the client's form: the call runs once, with no token round trip.
+    let id = p.send_request(
+        "tools/call",
+        json!({"name":"tool_call","arguments":destroy("Main Camera")}),
+    );
+    let ask = p.wait_server_request("elicitation/create");
+    let params = &ask["params"];
+    assert!(
+        params["message"]
+            .as_str()
+            .unwrap()
+            .contains("manage_gameobject/destroy"),
+        "{ask}"
+    );
+    assert_eq!(
+        params["requestedSchema"]["properties"]["approve"]["type"],
+        "boolean"
+    );
+    p.send(&json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"accept","content":{"approve":true}}}));
+    let done = structured(&p.wait_for(&id)["result"]);
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+
+    // The user declines: nothing runs.
+    let id = p.send_request(
+        "tools/call",
+        json!({"name":"tool_call","arguments":destroy("Directional Light")}),
+    );
+    let ask = p.wait_server_request("elicitation/create");
+    p.send(&json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"decline"}}));
+    let refused = structured(&p.wait_for(&id)["result"]);
+    assert_eq!(refused["code"], "APPROVAL_DENIED", "{refused}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+}
+
+#[test]
+fn approval_through_mrtr_on_2026() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = start_sim(dir.path());
+    let mut p = McpProc::start(dir.path(), &TIMEOUT_ARGS, &[], &[]);
+    let mut meta = meta_2026();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation":{"form":{}}});
+    let ask = |p: &mut McpProc, extra: Value, target: &str| {
+        let mut params =
+            json!({"_meta": meta.clone(), "name":"tool_call", "arguments": destroy(target)});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        p.ok("tools/call", params)
+    };
+    let first = ask(&mut p, json!({}), "Main Camera");
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let q = &first["inputRequests"]["approval"];
+    assert_eq!(q["method"], "elicitation/create");
+    assert_eq!(
+        q["params"]["requestedSchema"]["properties"]["approve"]["type"],
+        "boolean"
+    );
+    let state = first["requestState"].as_str().unwrap().to_string();
+    assert_eq!(sim.side_effects(), 0);
+
+    // A state this server did not issue approves nothing: the question is asked again.
+    let forged = ask(
+        &mut p,
+        json!({"inputResponses":{"approval":{"action":"accept","content":{"approve":true}}},"requestState":"forged"}),
+        "Main Camera",
+    );
+    assert_eq!(forged["resultType"], "input_required", "{forged}");
+    assert_eq!(sim.side_effects(), 0);
+
+    // The retry with the user's yes runs the operation once.
+    let done = ask(
+        &mut p,
+        json!({"inputResponses":{"approval":{"action":"accept","content":{"approve":true}}},"requestState":state}),
+        "Main Camera",
+    );
+    let s = structured(&done);
+    assert_eq!(s["success"], true, "{done}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+
+    // A "no" ends it.
+    let other = ask(&mut p, json!({}), "Directional Light");
+    let state = other["requestState"].as_str().unwrap().to_string();
+    let no = ask(
+        &mut p,
+        json!({"inputResponses":{"approval":{"action":"accept","content":{"approve":false}}},"requestState":state}),
+        "Directional Light",
+    );
+    assert_eq!(structured(&no)["code"], "APPROVAL_DENIED", "{no}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+}

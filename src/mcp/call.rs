@@ -8,6 +8,7 @@
 //! 5. the `/command` request with the live catalog hash and `client_kind: mcp`;
 //! 6. the reply: the Connector's envelope preserved, long work turned into a task handle.
 
+use super::approval::{self, Approver, Decision};
 use super::args::{self, CallArgs};
 use super::catalog_view::CatalogView;
 use super::compact::{find_action, find_tool};
@@ -163,42 +164,6 @@ fn validate(
     Some(env)
 }
 
-fn approval_required(pre: &crate::connector::Preflight) -> Envelope {
-    let s = &pre.summary;
-    let text = |k: &str| {
-        s.get(k)
-            .map(|v| match v {
-                Value::String(x) => x.clone(),
-                other => other.to_string(),
-            })
-            .unwrap_or_default()
-    };
-    let what = match s.get("action").and_then(Value::as_str) {
-        Some(a) => format!("{}/{}", text("tool"), a),
-        None => text("tool"),
-    };
-    Envelope::error(
-        "APPROVAL_REQUIRED",
-        format!(
-            "{what} on {} needs the user's approval (side effect: {}, reversible: {}, may reload \
-             the domain: {}). Show this to the user; if they approve, repeat the identical \
-             tool_call with approval_token set to data.token within 5 minutes.",
-            text("target"),
-            text("side_effect"),
-            text("reversible"),
-            text("may_reload_domain"),
-        ),
-    )
-    .with_operation_id(pre.operation_id.as_str())
-    .with_data(json!({
-        "token": pre.token,
-        "operation_id": pre.operation_id.as_str(),
-        "expires_at_ms": pre.expires_at_ms,
-        "summary": pre.summary,
-    }))
-    .with_hint("Never approve on the user's behalf. The token is single-use and bound to these exact arguments.")
-}
-
 fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
     let encoded = id.encode();
     match state {
@@ -233,9 +198,10 @@ impl EditorLink {
         a: CallArgs,
         allow_arbitrary_code: bool,
         progress: Option<Progress>,
+        approver: Approver,
     ) -> Answer {
         match self
-            .call_inner(a, allow_arbitrary_code, progress.as_ref())
+            .call_inner(a, allow_arbitrary_code, progress.as_ref(), approver)
             .await
         {
             Ok(answer) => answer,
@@ -250,6 +216,7 @@ impl EditorLink {
         a: CallArgs,
         allow_arbitrary_code: bool,
         progress: Option<&Progress>,
+        approver: Approver,
     ) -> Result<Answer, Envelope> {
         if a.name == TASK_POLL_NAME {
             return self.poll_task(&a, progress).await;
@@ -317,49 +284,52 @@ impl EditorLink {
                     ),
                 ));
             }
-            ApprovalNeed::Required => match a.approval_token.as_deref() {
-                Some(t) => {
-                    let binding = ApprovalBinding {
-                        tool: call_policy.tool.clone(),
-                        action: call_policy.action.clone(),
-                        arguments_hash: arguments_hash_of_value(&params),
-                        risk_class: call_policy.risk_class().as_str().to_string(),
-                        project_id: catalog.project_id.clone(),
-                        operation_id: a.operation_id.clone(),
-                    };
-                    let claims = policy::check_token(t, &binding).map_err(|e| {
-                        let data = e.data();
-                        let env = Envelope::error(e.code(), e.to_string())
-                            .with_suggestions(vec![e.suggestion().to_string()]);
-                        if data.is_null() {
-                            env
-                        } else {
-                            env.with_data(data)
+            ApprovalNeed::Required => {
+                let binding = ApprovalBinding {
+                    tool: call_policy.tool.clone(),
+                    action: call_policy.action.clone(),
+                    arguments_hash: arguments_hash_of_value(&params),
+                    risk_class: call_policy.risk_class().as_str().to_string(),
+                    project_id: catalog.project_id.clone(),
+                    operation_id: a.operation_id.clone(),
+                };
+                let t = match a.approval_token.clone() {
+                    Some(t) => t,
+                    None => {
+                        match self
+                            .ask(
+                                &client,
+                                &call_policy,
+                                &arguments,
+                                operation_id.clone(),
+                                approver,
+                            )
+                            .await?
+                        {
+                            Decision::Granted(t) => t,
+                            Decision::Pending(answer) => return Ok(answer),
                         }
-                    })?;
-                    let op = OperationId::parse(&claims.operation_id).map_err(|e| {
-                        Envelope::error(
-                            "INVALID_APPROVAL_TOKEN",
-                            format!("the approval token's operation id is invalid: {e}"),
-                        )
-                    })?;
-                    operation_id = Some(op);
-                    token = Some(t.to_string());
-                }
-                None => {
-                    let pre = client
-                        .preflight(
-                            &call_policy.tool,
-                            call_policy.action.as_deref(),
-                            &arguments,
-                            operation_id.clone(),
-                        )
-                        .await
-                        .map_err(|e| connector_error(&e))?;
-                    self.issued.remember(&pre.token, pre.expires_at_ms);
-                    return Err(approval_required(&pre));
-                }
-            },
+                    }
+                };
+                let claims = policy::check_token(&t, &binding).map_err(|e| {
+                    let data = e.data();
+                    let env = Envelope::error(e.code(), e.to_string())
+                        .with_suggestions(vec![e.suggestion().to_string()]);
+                    if data.is_null() {
+                        env
+                    } else {
+                        env.with_data(data)
+                    }
+                })?;
+                let op = OperationId::parse(&claims.operation_id).map_err(|e| {
+                    Envelope::error(
+                        "INVALID_APPROVAL_TOKEN",
+                        format!("the approval token's operation id is invalid: {e}"),
+                    )
+                })?;
+                operation_id = Some(op);
+                token = Some(t);
+            }
         }
         let options = CallOptions {
             operation_id: operation_id.clone(),
@@ -450,6 +420,46 @@ impl EditorLink {
             env = env.with_operation_id(op);
         }
         Ok(self.shape(env, safety, &label, &catalog.project_id).await)
+    }
+
+    /// Gets the user's decision for a call that needs approval, by the best means this request
+    /// has (see `approval`). A pending or refused decision ends the call without sending it.
+    async fn ask(
+        &self,
+        client: &ConnectorClient,
+        call_policy: &policy::CallPolicy,
+        arguments: &Map<String, Value>,
+        operation_id: Option<OperationId>,
+        approver: Approver,
+    ) -> Result<Decision, Envelope> {
+        // An MRTR retry answering our question: honour it only for a token we issued.
+        if let Approver::Mrtr {
+            responses: Some(responses),
+            state: Some(state),
+        } = &approver
+            && self.issued.issued_and_unexpired(state)
+            && let Some(answer) = approval::answered(responses)
+        {
+            return match answer {
+                Ok(()) => Ok(Decision::Granted(state.clone())),
+                Err(why) => Err(approval::denied(&why)),
+            };
+        }
+        let pre = client
+            .preflight(
+                &call_policy.tool,
+                call_policy.action.as_deref(),
+                arguments,
+                operation_id,
+            )
+            .await
+            .map_err(|e| connector_error(&e))?;
+        self.issued.remember(&pre.token, pre.expires_at_ms);
+        match approver {
+            Approver::Token => Err(approval::required(&pre, None)),
+            Approver::Mrtr { .. } => Ok(Decision::Pending(approval::input_required(&pre))),
+            Approver::Elicit(peer) => approval::elicit(&peer, &pre).await,
+        }
     }
 
     /// A task's state as an answer: a finished job's result goes through result shaping like

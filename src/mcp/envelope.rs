@@ -9,7 +9,7 @@
 //! that ignore `structuredContent` still see the data.
 
 use crate::results::ShapedResult;
-use rmcp::model::{CallToolResult, ContentBlock, Resource};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult, Resource};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -202,6 +202,8 @@ pub fn lookup_output_schema() -> Value {
 pub enum Answer {
     Made(Envelope),
     FromEditor(ShapedResult),
+    /// 2026-07-28 only: the client must ask its user and retry (MRTR).
+    InputRequired(InputRequiredResult),
 }
 
 impl From<Envelope> for Answer {
@@ -211,8 +213,16 @@ impl From<Envelope> for Answer {
 }
 
 impl Answer {
+    pub fn into_response(self) -> CallToolResponse {
+        match self {
+            Answer::InputRequired(r) => CallToolResponse::InputRequired(r),
+            other => CallToolResponse::Complete(other.into_result()),
+        }
+    }
+
     pub fn into_result(self) -> CallToolResult {
         match self {
+            Answer::InputRequired(_) => unreachable!("into_response handles input_required"),
             Answer::Made(e) => e.into_result(),
             Answer::FromEditor(shaped) => {
                 let mut r = if shaped.is_error {

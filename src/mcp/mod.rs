@@ -19,6 +19,7 @@
 // through `Result<_, Envelope>` on paths that run once per request; boxing them buys nothing.
 #![allow(clippy::result_large_err)]
 
+mod approval;
 mod args;
 mod call;
 mod catalog_view;

@@ -1,6 +1,7 @@
 //! The rmcp handler: identity, capabilities, the fixed compact tool list, dispatch of the three
 //! tools, and correct JSON-RPC errors for everything else.
 
+use super::approval::Approver;
 use super::args;
 use super::call::Progress;
 use super::compact;
@@ -11,9 +12,9 @@ use crate::results::{JSON_MIME, StoreError, URI_TEMPLATE};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     Implementation, InitializeResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
-    ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -63,6 +64,29 @@ fn canonical_tool_name(name: &str) -> Option<&'static str> {
                     prefix.ends_with("__") || prefix.ends_with('.') || prefix.ends_with('/')
                 })
         })
+}
+
+/// How this request can ask the user for approval: the client's form (elicitation) when it
+/// declared one, as MRTR on 2026-07-28 and mid-call before; otherwise the token round trip.
+fn approver_for(ctx: &RequestContext<RoleServer>, request: &CallToolRequestParams) -> Approver {
+    let form = ctx
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    if !form {
+        return Approver::Token;
+    }
+    let modern = ctx
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if modern {
+        Approver::Mrtr {
+            responses: request.input_responses.clone(),
+            state: request.request_state.clone(),
+        }
+    } else {
+        Approver::Elicit(ctx.peer.clone())
+    }
 }
 
 fn approval_from_meta(ctx: &RequestContext<RoleServer>) -> Option<String> {
@@ -136,15 +160,16 @@ impl ServerHandler for HeraServer {
                         peer: ctx.peer.clone(),
                         token,
                     });
+                    let approver = approver_for(&ctx, &request);
                     // A cancelled request gets no response (rmcp drops it); stop working on it too.
                     tokio::select! {
-                        env = self.link.call(a, self.allow_arbitrary_code, progress) => env,
+                        env = self.link.call(a, self.allow_arbitrary_code, progress, approver) => env,
                         _ = ctx.ct.cancelled() => return Err(ErrorData::internal_error("request cancelled", None)),
                     }
                 }
             },
         };
-        Ok(CallToolResponse::Complete(envelope.into_result()))
+        Ok(envelope.into_response())
     }
 
     /// This project's spilled results, newest first.

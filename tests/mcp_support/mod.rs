@@ -29,6 +29,8 @@ pub struct McpProc {
     next_id: i64,
     /// Notifications seen while waiting for responses.
     pub notifications: Vec<Value>,
+    /// Messages read while waiting for something else, served first by later waits.
+    pending: std::collections::VecDeque<Value>,
 }
 
 /// Whether `v` is a JSON-RPC 2.0 request, notification, response or error.
@@ -115,6 +117,7 @@ impl McpProc {
             stderr: err,
             next_id: 1,
             notifications: Vec::new(),
+            pending: std::collections::VecDeque::new(),
         }
     }
 
@@ -143,6 +146,13 @@ impl McpProc {
 
     /// Waits for the next message with this id (notifications are kept aside).
     pub fn wait_for(&mut self, id: &Value) -> Value {
+        if let Some(i) = self
+            .pending
+            .iter()
+            .position(|v| v.get("id") == Some(id) && v.get("method").is_none())
+        {
+            return self.pending.remove(i).unwrap();
+        }
         let deadline = Instant::now() + REPLY_TIMEOUT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -151,6 +161,8 @@ impl McpProc {
                 Ok(v) => {
                     if v.get("id").is_none() {
                         self.notifications.push(v)
+                    } else {
+                        self.pending.push_back(v)
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
@@ -167,6 +179,34 @@ impl McpProc {
                 }
             }
         }
+    }
+
+    /// Waits for a request from the server (e.g. `elicitation/create`); other messages are kept.
+    pub fn wait_server_request(&mut self, method: &str) -> Value {
+        if let Some(i) = self.pending.iter().position(|v| v["method"] == method) {
+            return self.pending.remove(i).unwrap();
+        }
+        let deadline = Instant::now() + REPLY_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if v["method"] == method && v.get("id").is_some() => return v,
+                Ok(v) if v.get("id").is_none() => self.notifications.push(v),
+                Ok(v) => self.pending.push_back(v),
+                Err(_) => panic!(
+                    "no {method} request from the server; stderr:\n{}",
+                    self.stderr()
+                ),
+            }
+        }
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> Value {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        id
     }
 
     /// Sends a request and returns the whole response message.

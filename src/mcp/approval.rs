@@ -1,0 +1,227 @@
+//! Asking the human: the client's own approval form when it has one, a token round trip
+//! otherwise (design "Where we go beyond the anchor" §5).
+//!
+//! - Sessions up to 2025-11-25 whose client declared form elicitation: `elicitation/create` in
+//!   the middle of the call, with a one-field `requestedSchema` (approve: boolean). Bounded by
+//!   [`ELICIT_TIMEOUT`]; no answer falls back to the token round trip.
+//! - 2026-07-28 requests whose client declared elicitation: an `input_required` result (MRTR)
+//!   whose `requestState` is the preflight token. The retry carries the answer; the token is
+//!   honoured only if this process issued it (see `call::IssuedTokens`), so a client cannot
+//!   approve with a state it made up.
+//! - Everyone else: `APPROVAL_REQUIRED` with the token; the agent asks the user and repeats the
+//!   identical call with `approval_token`.
+//!
+//! The Connector re-checks every token (signature, expiry, binding, single use); these paths
+//! only decide who says yes.
+
+use super::envelope::{Answer, Envelope};
+use crate::connector::Preflight;
+use rmcp::Peer;
+use rmcp::model::{
+    ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses,
+};
+use rmcp::service::RoleServer;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How long the user has to answer the client's approval form.
+pub const ELICIT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The `inputRequests` key of the approval question.
+pub const INPUT_KEY: &str = "approval";
+
+/// How this request can reach the human.
+pub enum Approver {
+    /// Ask through `elicitation/create` now (legacy session with form elicitation).
+    Elicit(Peer<RoleServer>),
+    /// Answer `input_required` (2026-07-28 with elicitation), or read the retry's answer.
+    Mrtr {
+        responses: Option<InputResponses>,
+        state: Option<String>,
+    },
+    /// No form: hand the token to the agent.
+    Token,
+}
+
+/// The user's decision as far as this call can tell.
+pub enum Decision {
+    /// Approved: send with this token.
+    Granted(String),
+    /// Not decided yet: return this (an `input_required` result) and wait for the retry.
+    Pending(Answer),
+}
+
+/// One line the user can judge: what, on what, with which consequences.
+pub fn summary_line(pre: &Preflight) -> String {
+    let s = &pre.summary;
+    let text = |k: &str| {
+        s.get(k)
+            .map(|v| match v {
+                Value::String(x) => x.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default()
+    };
+    let what = match s.get("action").and_then(Value::as_str) {
+        Some(a) => format!("{}/{}", text("tool"), a),
+        None => text("tool"),
+    };
+    format!(
+        "{what} on {} (side effect: {}, reversible: {}, may reload the domain: {}, external \
+         impact: {}; operation {})",
+        text("target"),
+        text("side_effect"),
+        text("reversible"),
+        text("may_reload_domain"),
+        text("external_impact"),
+        pre.operation_id,
+    )
+}
+
+fn form(pre: &Preflight) -> Value {
+    json!({
+        "mode": "form",
+        "message": format!("Allow the agent to run {}?", summary_line(pre)),
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "approve": {
+                    "type": "boolean",
+                    "title": "Approve",
+                    "description": "Run this operation in the Unity Editor now."
+                }
+            },
+            "required": ["approve"]
+        }
+    })
+}
+
+/// `APPROVAL_REQUIRED` for the token round trip; `why` says why no form was used, if one was
+/// tried.
+pub fn required(pre: &Preflight, why: Option<&str>) -> Envelope {
+    Envelope::error(
+        "APPROVAL_REQUIRED",
+        format!(
+            "{} needs the user's approval. {}Show this to the user; if they approve, repeat the \
+             identical tool_call with approval_token set to data.token within 5 minutes.",
+            summary_line(pre),
+            why.map(|w| format!("{w} ")).unwrap_or_default(),
+        ),
+    )
+    .with_operation_id(pre.operation_id.as_str())
+    .with_data(json!({
+        "token": pre.token,
+        "operation_id": pre.operation_id.as_str(),
+        "expires_at_ms": pre.expires_at_ms,
+        "summary": pre.summary,
+    }))
+    .with_hint(
+        "Never approve on the user's behalf. The token is single-use and bound to these exact \
+         arguments.",
+    )
+}
+
+pub fn denied(detail: &str) -> Envelope {
+    Envelope::error(
+        "APPROVAL_DENIED",
+        format!("the user did not approve the operation ({detail}); nothing was run"),
+    )
+    .with_hint("Do not retry unless the user asks for it.")
+}
+
+/// Whether an elicitation answer approves: `accept` with `approve: true`. A missing or false
+/// `approve` is a refusal.
+fn approves(result: &ElicitResult) -> Result<(), String> {
+    match result.action {
+        ElicitationAction::Accept => {
+            if result
+                .content
+                .as_ref()
+                .and_then(|c| c.get("approve"))
+                .and_then(Value::as_bool)
+                == Some(true)
+            {
+                Ok(())
+            } else {
+                Err("the approval form was submitted without approving".into())
+            }
+        }
+        ElicitationAction::Decline => Err("declined".into()),
+        ElicitationAction::Cancel => Err("cancelled".into()),
+        _ => Err("the approval form returned an unknown action".into()),
+    }
+}
+
+/// Asks through the client's form now; `Err` carries the refusal or the fallback.
+pub async fn elicit(peer: &Peer<RoleServer>, pre: &Preflight) -> Result<Decision, Envelope> {
+    let params: ElicitRequestParams =
+        serde_json::from_value(form(pre)).expect("the approval form is a valid elicitation");
+    match peer
+        .create_elicitation_with_timeout(params, Some(ELICIT_TIMEOUT))
+        .await
+    {
+        Ok(result) => match approves(&result) {
+            Ok(()) => Ok(Decision::Granted(pre.token.clone())),
+            Err(why) => Err(denied(&why)),
+        },
+        Err(e) => {
+            tracing::info!("approval form failed, falling back to the token round trip: {e}");
+            Err(required(
+                pre,
+                Some("The client's approval form did not return an answer."),
+            ))
+        }
+    }
+}
+
+/// The `input_required` result that asks the client to show the form and retry.
+pub fn input_required(pre: &Preflight) -> Answer {
+    let request: InputRequest = serde_json::from_value(json!({
+        "method": "elicitation/create",
+        "params": form(pre),
+    }))
+    .expect("the approval form is a valid input request");
+    let mut requests = InputRequests::new();
+    requests.insert(INPUT_KEY.to_string(), request);
+    Answer::InputRequired(InputRequiredResult::new(
+        Some(requests),
+        Some(pre.token.clone()),
+    ))
+}
+
+/// Reads the answer of an MRTR retry: `Some(Ok(()))` approved, `Some(Err)` refused, `None` no
+/// answer to our question in this request.
+pub fn answered(responses: &InputResponses) -> Option<Result<(), String>> {
+    let v = responses.get(INPUT_KEY)?;
+    Some(
+        serde_json::from_value::<ElicitResult>(v.clone())
+            .map_err(|e| format!("unreadable approval answer: {e}"))
+            .and_then(|r| approves(&r)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_explicit_yes_approves() {
+        let yes: InputResponses = serde_json::from_value(
+            json!({"approval":{"action":"accept","content":{"approve":true}}}),
+        )
+        .unwrap();
+        assert_eq!(answered(&yes), Some(Ok(())));
+        for no in [
+            json!({"approval":{"action":"accept","content":{"approve":false}}}),
+            json!({"approval":{"action":"accept"}}),
+            json!({"approval":{"action":"decline"}}),
+            json!({"approval":{"action":"cancel"}}),
+            json!({"approval":"garbage"}),
+        ] {
+            let r: InputResponses = serde_json::from_value(no.clone()).unwrap();
+            assert!(matches!(answered(&r), Some(Err(_))), "{no}");
+        }
+        assert_eq!(answered(&InputResponses::new()), None);
+    }
+}
