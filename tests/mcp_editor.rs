@@ -748,3 +748,42 @@ fn approval_through_mrtr_on_2026() {
     assert_eq!(structured(&no)["code"], "APPROVAL_DENIED", "{no}");
     assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
 }
+
+#[test]
+fn an_approval_survives_a_domain_reload() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    let args = destroy("Main Camera");
+    let r = s.p.call_structured("tool_call", args.clone());
+    assert_eq!(r["code"], "APPROVAL_REQUIRED", "{r}");
+    // The user approves, but the Editor reloads first (its approval secret rotates).
+    sim.reload(Reload {
+        downtime: Duration::from_millis(500),
+        new_port: false,
+    });
+    let mut approved = args.clone();
+    approved["approval_token"] = r["data"]["token"].clone();
+    let done = s.p.call_structured("tool_call", approved);
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(done["operation_id"], r["data"]["operation_id"]);
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+    // A token the agent made up is never renewed: it reaches the Editor and is refused there.
+    let mut forged = destroy("Directional Light");
+    let claims = hera_connector_contract::approval::ApprovalClaims {
+        version: 1,
+        operation_id: "op_forged_0123456789".into(),
+        tool: "manage_gameobject".into(),
+        action: Some("destroy".into()),
+        arguments_hash: hera_connector_contract::canonical::arguments_hash_of_value(
+            &json!({"action":"destroy","target":"Directional Light"}),
+        ),
+        risk_class: "destructive".into(),
+        project_id: sim.project_id().to_string(),
+        expires_at_ms: i64::MAX,
+        single_use: true,
+    };
+    forged["approval_token"] = json!(hera_connector_contract::approval::sign(&[7u8; 32], &claims));
+    let refused = s.p.call_structured("tool_call", forged);
+    assert_eq!(refused["code"], "INVALID_APPROVAL_TOKEN", "{refused}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+}
