@@ -137,7 +137,6 @@ pub fn bind_port(port: u16) -> io::Result<std::net::TcpListener> {
 
 /// The socket of one listener generation, closable from synchronous code.
 pub struct ListenerHandle {
-    pub port: u16,
     stop: watch::Sender<bool>,
     closing: Arc<AtomicBool>,
     #[cfg(unix)]
@@ -168,7 +167,6 @@ pub fn serve(
     connector: Arc<Connector>,
     listener: std::net::TcpListener,
 ) -> io::Result<ListenerHandle> {
-    let port = listener.local_addr()?.port();
     #[cfg(unix)]
     let fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
     let listener = TcpListener::from_std(listener)?;
@@ -203,7 +201,6 @@ pub fn serve(
         conns.shutdown().await;
     });
     Ok(ListenerHandle {
-        port,
         stop,
         closing,
         #[cfg(unix)]
@@ -262,23 +259,63 @@ impl std::fmt::Display for Dropped {
 }
 impl std::error::Error for Dropped {}
 
+/// What one connection's request left to do once the connection is over. The request runs on
+/// a task of its own (a client that hangs up does not cancel a command, §2.5), so whichever of
+/// the two finishes last carries out the after-write actions.
+#[derive(Default)]
+struct Pending {
+    /// Set by the request task when it finished.
+    after: Option<AfterWrite>,
+    /// Set by the connection task when the connection ended.
+    connection_done: bool,
+}
+
 async fn serve_connection(connector: Arc<Connector>, stream: TcpStream) {
     let reset = Arc::new(AtomicBool::new(false));
-    let after: Arc<Mutex<AfterWrite>> = Arc::new(Mutex::new(AfterWrite::default()));
+    let pending: Arc<Mutex<Pending>> = Arc::new(Mutex::new(Pending::default()));
     let io = TokioIo::new(ConnIo {
         stream,
         reset: reset.clone(),
     });
     let svc_connector = connector.clone();
     let svc_reset = reset.clone();
-    let svc_after = after.clone();
+    let svc_pending = pending.clone();
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
         let connector = svc_connector.clone();
         let reset = svc_reset.clone();
-        let after = svc_after.clone();
+        let pending = svc_pending.clone();
         async move {
-            let answer = route(&connector, req).await;
-            to_response(answer, &reset, &after).await
+            let task_connector = connector.clone();
+            let task_pending = pending.clone();
+            let routed = tokio::spawn(async move {
+                let mut answer = route(&task_connector, req).await;
+                if let Answer::Json { after, .. } = &mut answer {
+                    let after = std::mem::take(after);
+                    let mut p = task_pending.lock().expect("pending slot");
+                    if p.connection_done {
+                        // Nobody will write this answer: only the reload still applies.
+                        if let Some(ask) = after.reload {
+                            task_connector.reload_with(
+                                task_connector.reload_downtime,
+                                false,
+                                ask.first_state,
+                            );
+                        }
+                    } else {
+                        p.after = Some(after);
+                    }
+                }
+                answer
+            })
+            .await;
+            let answer = routed.unwrap_or_else(|e| {
+                Answer::http_error(
+                    500,
+                    "HTTP_INTERNAL_ERROR",
+                    format!("Request handling error: {e}"),
+                )
+            });
+            to_response(answer, &reset).await
         }
     });
     let served = hyper::server::conn::http1::Builder::new()
@@ -287,7 +324,12 @@ async fn serve_connection(connector: Arc<Connector>, stream: TcpStream) {
         .timer(hyper_util::rt::TokioTimer::new())
         .serve_connection(io, service)
         .await;
-    let after = std::mem::take(&mut *after.lock().expect("after-write slot"));
+    let after = {
+        let mut p = pending.lock().expect("pending slot");
+        p.connection_done = true;
+        p.after.take()
+    };
+    let Some(after) = after else { return };
     if served.is_ok()
         && let Some(op) = &after.responded
     {
@@ -300,11 +342,7 @@ async fn serve_connection(connector: Arc<Connector>, stream: TcpStream) {
 
 type Reply = Response<BoxBody<Bytes, Infallible>>;
 
-async fn to_response(
-    answer: Answer,
-    reset: &AtomicBool,
-    after_slot: &Mutex<AfterWrite>,
-) -> Result<Reply, Dropped> {
+async fn to_response(answer: Answer, reset: &AtomicBool) -> Result<Reply, Dropped> {
     let full = |status: u16, body: Bytes, json: bool| {
         let mut r = Response::new(Full::new(body).boxed());
         *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -315,14 +353,7 @@ async fn to_response(
         r
     };
     Ok(match answer {
-        Answer::Json {
-            status,
-            body,
-            after,
-        } => {
-            *after_slot.lock().expect("after-write slot") = after;
-            full(status, Bytes::from(body), true)
-        }
+        Answer::Json { status, body, .. } => full(status, Bytes::from(body), true),
         Answer::NoContent => full(204, Bytes::new(), false),
         Answer::Empty200 => full(200, Bytes::new(), true),
         Answer::NonJson200 => full(

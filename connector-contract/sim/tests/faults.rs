@@ -324,3 +324,44 @@ fn custom_tools_change_the_catalog() {
     assert!(f.sim.remove_tool("spawn_cube"));
     assert_eq!(f.sim.catalog_hash(), before);
 }
+
+#[test]
+fn a_client_that_hangs_up_does_not_cancel_its_command() {
+    let f = start();
+    let p = f.port();
+    // Hold the lock so the next command waits in the queue.
+    f.sim.inject(Fault::Delay { ms: 1500, times: 1 });
+    let holder = std::thread::spawn(move || post(p, "/command", &save_body(&op())).status);
+    assert!(
+        wait_for(Duration::from_secs(10), || (f.sim.pending_requests() == 1)
+            .then_some(()))
+        .is_some()
+    );
+    let id = op();
+    let body = command_body("scene", &json!({"action":"save_all"}), &id, None);
+    {
+        use std::io::Write;
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", p)).unwrap();
+        write!(
+            s,
+            "POST /command HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        assert!(
+            wait_for(Duration::from_secs(10), || (f.sim.pending_requests() == 2)
+                .then_some(()))
+            .is_some()
+        );
+    } // the client hangs up while its command waits
+    assert_eq!(holder.join().unwrap(), 200);
+    let rec = wait_for(Duration::from_secs(10), || {
+        ledger_record(&f.sim, &id).filter(|r| r["state"] != "running")
+    })
+    .expect("the command still ran");
+    assert!(
+        ["committed", "responded"].contains(&rec["state"].as_str().unwrap()),
+        "{rec}"
+    );
+    assert_eq!(f.sim.side_effects_of("scene", Some("save_all")), 1);
+}
