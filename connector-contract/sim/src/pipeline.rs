@@ -203,147 +203,129 @@ pub fn execute(c: &Connector, r: &Resolved) -> Ran {
     ran
 }
 
-/// The `/command` endpoint.
-pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
-    let Some(command) = req
-        .object
-        .get("command")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-    else {
-        return Answer::http_error(
-            400,
-            "HTTP_MISSING_COMMAND",
-            "The request has no \"command\"; send {\"command\":\"<tool>\",\"params\":{…}}.",
-        );
-    };
-    let params = match req.object.get("params") {
-        Some(Value::Object(m)) => m.clone(),
-        _ => Map::new(),
-    };
-    let meta = if c.legacy() {
-        None
-    } else {
-        match RequestMeta::read(&req) {
-            Ok(m) => Some(m),
-            Err(e) => return Answer::ok(e.to_text()),
-        }
-    };
-    // 3. Enqueue, then the lock.
-    let Some(_slot) = c.enqueue() else {
-        return crate::http::queue_full();
-    };
-    let wait = c.settings.lock_wait;
-    if c.take_fault(FaultKind::Lock, "/command", Some(&command))
-        .is_some()
-    {
-        return Answer::ok(lock_timeout(wait).to_text());
-    }
-    let Ok(lock) = tokio::time::timeout(wait, c.command_lock.lock()).await else {
-        return Answer::ok(lock_timeout(wait).to_text());
-    };
-    let started = req.started;
-    let finish = |e: Envelope| Answer::ok(e.with_total_ms(ms_since(started)).to_text());
+/// How a step ends a request early.
+enum Stop {
+    /// An answer produced under the lock: it gets `total_ms`.
+    Timed(Envelope),
+    /// An answer that keeps `"timings":null` (`INTERNAL_ERROR`).
+    Untimed(Envelope),
+    /// A ledger replay, sent exactly as stored.
+    Verbatim(String),
+}
 
-    // 4. protocol version, 5. catalog hash (list included).
-    if let Some(m) = &meta {
-        if let Some(v) = m
-            .protocol_version
-            .as_deref()
-            .filter(|v| *v != EXECUTION_PROTOCOL)
-        {
-            return finish(
+impl Stop {
+    fn answer(self, started: Instant) -> Answer {
+        match self {
+            Stop::Timed(e) => Answer::ok(e.with_total_ms(ms_since(started)).to_text()),
+            Stop::Untimed(e) => Answer::ok(e.to_text()),
+            Stop::Verbatim(t) => Answer::ok(t),
+        }
+    }
+}
+
+/// Steps 4 and 5: the protocol version and the catalog hash, when the request sent them.
+fn check_freshness(c: &Connector, meta: &RequestMeta) -> Result<(), Stop> {
+    if let Some(v) = meta
+        .protocol_version
+        .as_deref()
+        .filter(|v| *v != EXECUTION_PROTOCOL)
+    {
+        return Err(Stop::Timed(
+            Envelope::error(
+                "EXECUTION_PROTOCOL_UNSUPPORTED",
+                format!("Unsupported execution protocol: {v}"),
+            )
+            .with_data(json!({
+                "request_protocol_version": v,
+                "current_protocol_version": EXECUTION_PROTOCOL,
+            })),
+        ));
+    }
+    if let Some(h) = &meta.catalog_hash {
+        let current = c.tools.lock().expect("tools").catalog_hash();
+        if *h != current {
+            return Err(Stop::Timed(
                 Envelope::error(
-                    "EXECUTION_PROTOCOL_UNSUPPORTED",
-                    format!("Unsupported execution protocol: {v}"),
+                    "CATALOG_STALE",
+                    "The tool catalog changed since it was fetched; fetch it again and retry.",
                 )
                 .with_data(json!({
-                    "request_protocol_version": v,
-                    "current_protocol_version": EXECUTION_PROTOCOL,
+                    "request_catalog_hash": h,
+                    "current_catalog_hash": current,
+                    "domain_epoch": c.epoch(),
                 })),
-            );
-        }
-        if let Some(h) = &m.catalog_hash {
-            let current = c.tools.lock().expect("tools").catalog_hash();
-            if *h != current {
-                return finish(
-                    Envelope::error(
-                        "CATALOG_STALE",
-                        "The tool catalog changed since it was fetched; fetch it again and retry.",
-                    )
-                    .with_data(json!({
-                        "request_catalog_hash": h,
-                        "current_catalog_hash": current,
-                        "domain_epoch": c.epoch(),
-                    })),
-                );
-            }
+            ));
         }
     }
-    // 6. list.
-    if command == "list" {
-        return finish(crate::list::answer(c, &params));
+    Ok(())
+}
+
+/// Step 10: when the ledger applies (not read-only-and-idempotent), the begin rules of §6.6,
+/// then approval (§5.5), then `received` and `running`. Returns the operation's ledger key.
+fn begin_operation(
+    c: &Connector,
+    meta: &RequestMeta,
+    r: &Resolved,
+) -> Result<Option<OperationKey>, Stop> {
+    if !r.safety.uses_ledger() {
+        return Ok(None);
     }
-    // 7–9.
-    let resolved = match resolve(c, &command, &params) {
-        Ok(r) => r,
-        Err((e, true)) => return Answer::ok(e.to_text()),
-        Err((e, false)) => return finish(e),
+    let key = OperationKey {
+        operation_id: meta.operation_id.clone(),
+        tool: r.tool.clone(),
+        action: r.action.clone(),
+        arguments_hash: meta.arguments_hash.clone(),
+        risk_class: r.safety.risk_class.as_str().to_string(),
+        idempotent: r.safety.idempotent,
     };
-    // 10. ledger and approval.
-    let ledger_key = meta
-        .as_ref()
-        .filter(|_| resolved.safety.uses_ledger())
-        .map(|m| OperationKey {
-            operation_id: m.operation_id.clone(),
-            tool: resolved.tool.clone(),
-            action: resolved.action.clone(),
-            arguments_hash: m.arguments_hash.clone(),
-            risk_class: resolved.safety.risk_class.as_str().to_string(),
-            idempotent: resolved.safety.idempotent,
-        });
-    if let (Some(key), Some(m)) = (&ledger_key, &meta) {
-        let epoch = c.epoch();
-        let approval_done = match c.ledger.begin(key, &epoch) {
-            Err(e) => return Answer::ok(internal_error(e).to_text()),
-            Ok(Begin::Replay(text)) => return Answer::ok(text),
-            Ok(Begin::Refuse(e)) => return finish(e),
-            Ok(Begin::Run { approval_done }) => approval_done,
+    let epoch = c.epoch();
+    let approval_done = match c.ledger.begin(&key, &epoch) {
+        Err(e) => return Err(Stop::Untimed(internal_error(e))),
+        Ok(Begin::Replay(text)) => return Err(Stop::Verbatim(text)),
+        Ok(Begin::Refuse(e)) => return Err(Stop::Timed(e)),
+        Ok(Begin::Run { approval_done }) => approval_done,
+    };
+    if r.safety.requires_confirmation && !approval_done {
+        let Some(token) = &meta.approval_token else {
+            return Err(Stop::Timed(Envelope::error(
+                "APPROVAL_REQUIRED",
+                "This operation requires an approval token.",
+            )));
         };
-        let needs_token = resolved.safety.requires_confirmation && !approval_done;
-        if needs_token {
-            let Some(token) = &m.approval_token else {
-                return finish(Envelope::error(
-                    "APPROVAL_REQUIRED",
-                    "This operation requires an approval token.",
-                ));
-            };
-            let binding = Binding {
-                operation_id: m.operation_id.clone(),
-                tool: resolved.tool.clone(),
-                action: resolved.action.clone(),
-                arguments_hash: m.arguments_hash.clone(),
-                risk_class: key.risk_class.clone(),
-                project_id: c.settings.project_id.clone(),
-            };
-            let now = c.clock.now_ms();
-            if let Err(e) = c.with_domain(|d| d.approval.verify_and_consume(token, &binding, now)) {
-                return finish(e);
-            }
-        }
-        let verified = resolved.safety.requires_confirmation;
-        if let Err(e) = c.ledger.start(key, verified, &epoch, c.clock.now_ms()) {
-            return Answer::ok(internal_error(e).to_text());
-        }
+        let binding = Binding {
+            operation_id: key.operation_id.clone(),
+            tool: key.tool.clone(),
+            action: key.action.clone(),
+            arguments_hash: key.arguments_hash.clone(),
+            risk_class: key.risk_class.clone(),
+            project_id: c.settings.project_id.clone(),
+        };
+        let now = c.clock.now_ms();
+        c.with_domain(|d| d.approval.verify_and_consume(token, &binding, now))
+            .map_err(Stop::Timed)?;
     }
-    // 11. the handler, with any execution fault.
-    let fault = c.take_fault(FaultKind::Execution, "/command", Some(&command));
+    let verified = r.safety.requires_confirmation;
+    c.ledger
+        .start(&key, verified, &epoch, c.clock.now_ms())
+        .map_err(|e| Stop::Untimed(internal_error(e)))?;
+    Ok(Some(key))
+}
+
+/// Steps 11 and 12 under the lock, with any execution fault: the handler, the commit (the
+/// stored response has no `total_ms`), then `total_ms` on the answer.
+async fn run(
+    c: &Arc<Connector>,
+    lock: tokio::sync::MutexGuard<'_, ()>,
+    command: &str,
+    r: &Resolved,
+    key: Option<OperationKey>,
+    started: Instant,
+) -> Answer {
+    let fault = c.take_fault(FaultKind::Execution, "/command", Some(command));
     if let Some(Fault::Hang { .. }) = fault {
-        drop(lock);
         return Answer::Hang;
     }
-    let Ran { reply, reload } = execute(c, &resolved);
+    let Ran { reply, reload } = execute(c, r);
     if let Some(Fault::ReloadWhileRunning {
         downtime_ms,
         new_port,
@@ -353,17 +335,15 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         c.reload(Duration::from_millis(downtime_ms), new_port);
         return Answer::Reset;
     }
-    // 12. commit, then total_ms, then write.
-    if let Some(key) = &ledger_key {
-        let text = reply.text();
-        if let Err(e) = c.ledger.commit(
+    if let Some(key) = &key
+        && let Err(e) = c.ledger.commit(
             &key.operation_id,
-            &text,
+            &reply.text(),
             reply.is_error_response(),
             c.clock.now_ms(),
-        ) {
-            return Answer::ok(internal_error(e).to_text());
-        }
+        )
+    {
+        return Answer::ok(internal_error(e).to_text());
     }
     match fault {
         Some(Fault::ResetAfterExecute { .. }) => {
@@ -393,8 +373,73 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         status: 200,
         body,
         after: AfterWrite {
-            responded: ledger_key.map(|k| k.operation_id),
+            responded: key.map(|k| k.operation_id),
             reload,
         },
     }
+}
+
+/// The `/command` endpoint: steps 1–3 here, the rest in the helpers above.
+pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
+    let Some(command) = req
+        .object
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+    else {
+        return Answer::http_error(
+            400,
+            "HTTP_MISSING_COMMAND",
+            "The request has no \"command\"; send {\"command\":\"<tool>\",\"params\":{…}}.",
+        );
+    };
+    let params = match req.object.get("params") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    // 2. The request context (legacy Connectors have none).
+    let meta = if c.legacy() {
+        None
+    } else {
+        match RequestMeta::read(&req) {
+            Ok(m) => Some(m),
+            Err(e) => return Answer::ok(e.to_text()),
+        }
+    };
+    // 3. A queue place, then the lock.
+    let Some(_slot) = c.enqueue() else {
+        return crate::http::queue_full();
+    };
+    let wait = c.settings.lock_wait;
+    if c.take_fault(FaultKind::Lock, "/command", Some(&command))
+        .is_some()
+    {
+        return Answer::ok(lock_timeout(wait).to_text());
+    }
+    let Ok(lock) = tokio::time::timeout(wait, c.command_lock.lock()).await else {
+        return Answer::ok(lock_timeout(wait).to_text());
+    };
+    let started = req.started;
+    if let Some(m) = &meta
+        && let Err(stop) = check_freshness(c, m)
+    {
+        return stop.answer(started);
+    }
+    if command == "list" {
+        return Stop::Timed(crate::list::answer(c, &params)).answer(started);
+    }
+    let resolved = match resolve(c, &command, &params) {
+        Ok(r) => r,
+        Err((e, true)) => return Stop::Untimed(e).answer(started),
+        Err((e, false)) => return Stop::Timed(e).answer(started),
+    };
+    let key = match &meta {
+        Some(m) => match begin_operation(c, m, &resolved) {
+            Ok(key) => key,
+            Err(stop) => return stop.answer(started),
+        },
+        None => None,
+    };
+    run(c, lock, &command, &resolved, key, started).await
 }
