@@ -787,3 +787,62 @@ fn an_approval_survives_a_domain_reload() {
     assert_eq!(refused["code"], "INVALID_APPROVAL_TOKEN", "{refused}");
     assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
 }
+
+#[test]
+fn mcp_tasks_for_clients_that_declare_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = start_sim(dir.path());
+    sim.with_editor(|e| e.set_job_delay(Duration::from_secs(3600)));
+    let mut p = McpProc::start(dir.path(), &TIMEOUT_ARGS, &[], &[]);
+    let init = p.ok(
+        "initialize",
+        json!({"protocolVersion":"2025-11-25",
+            "capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},
+            "clientInfo":{"name":"hera-test","version":"1"}}),
+    );
+    assert!(init["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"].is_object());
+    p.notify("notifications/initialized", None);
+    let run = json!({"name":"tool_call","arguments":{"name":"run_tests","arguments":{"mode":"EditMode","async_results":true}}});
+    let start = Instant::now();
+    let created = p.ok("tools/call", run.clone());
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert_eq!(created["status"], "working");
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "a task is returned at once"
+    );
+    let task_id = created["taskId"].as_str().unwrap().to_string();
+    assert!(task_id.starts_with("hera_task_"));
+    let got = p.ok("tasks/get", json!({"taskId": task_id}));
+    assert_eq!(got["status"], "working", "{got}");
+
+    sim.advance_clock(Duration::from_secs(7200));
+    let done = eventually(Duration::from_secs(30), || {
+        let g = p.ok("tasks/get", json!({"taskId": task_id}));
+        (g["status"] == "completed").then_some(g)
+    });
+    let s = structured(&done["result"]);
+    assert!(s["message"].as_str().unwrap().contains("test"), "{done}");
+
+    // A second run, cancelled through tasks/cancel.
+    let created = p.ok("tools/call", run);
+    let second = created["taskId"].as_str().unwrap().to_string();
+    p.ok("tasks/cancel", json!({"taskId": second}));
+    let cancelled = eventually(Duration::from_secs(30), || {
+        let g = p.ok("tasks/get", json!({"taskId": second}));
+        (g["status"] == "completed").then_some(g)
+    });
+    assert_eq!(
+        structured(&cancelled["result"])["code"],
+        "TEST_RUN_CANCELLED",
+        "{cancelled}"
+    );
+
+    let bad = p.request("tasks/get", json!({"taskId":"hera_task_garbage"}));
+    assert_eq!(bad["error"]["code"], -32602);
+    let upd = p.request(
+        "tasks/update",
+        json!({"taskId": second, "inputResponses": {}}),
+    );
+    assert_eq!(upd["error"]["code"], -32602);
+}

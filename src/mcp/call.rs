@@ -15,6 +15,7 @@ use super::compact::{find_action, find_tool};
 use super::envelope::{Answer, Envelope};
 use super::link::{EditorLink, connector_error, unavailable};
 use super::schema_check::{self, Fault};
+use super::task_ext;
 use super::tools::TASK_POLL_NAME;
 use crate::connector::{CallOptions, ClientKind, ConnectorClient};
 use crate::discovery::now_ms;
@@ -24,8 +25,10 @@ use crate::tasks::{self, TaskState};
 use hera_connector_contract::canonical::{arguments_hash_of_value, sha256_prefixed};
 use hera_connector_contract::catalog::{ActionEntry, ToolEntry};
 use hera_connector_contract::operation::OperationId;
-use hera_connector_contract::task_id::DurableTaskId;
+use hera_connector_contract::task_id::{DurableTaskId, TaskKind};
+use rmcp::ErrorData;
 use rmcp::Peer;
+use rmcp::model::{CreateTaskResult, DetailedTask, TaskPayload, TaskStatus};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::RoleServer;
 use serde_json::{Map, Value, json};
@@ -62,6 +65,14 @@ impl IssuedTokens {
         m.get(&sha256_prefixed(token.as_bytes()))
             .is_some_and(|exp| *exp > now_ms())
     }
+}
+
+/// What a `tool_call` request offers besides its arguments.
+pub struct CallContext {
+    pub progress: Option<Progress>,
+    pub approver: Approver,
+    /// The client declared the Tasks extension: a long job returns a task at once.
+    pub tasks: bool,
 }
 
 /// Where to report progress while a call waits (the client's `_meta.progressToken`).
@@ -164,6 +175,13 @@ fn validate(
     Some(env)
 }
 
+fn task_not_found(raw: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        "task not found: no pending or finished job of this project matches it",
+        Some(json!({"taskId": raw})),
+    )
+}
+
 fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
     let encoded = id.encode();
     match state {
@@ -193,17 +211,8 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
 
 impl EditorLink {
     /// Runs one `tool_call`. Every outcome, refusals included, is an answer the model can read.
-    pub async fn call(
-        &self,
-        a: CallArgs,
-        allow_arbitrary_code: bool,
-        progress: Option<Progress>,
-        approver: Approver,
-    ) -> Answer {
-        match self
-            .call_inner(a, allow_arbitrary_code, progress.as_ref(), approver)
-            .await
-        {
+    pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool, cx: CallContext) -> Answer {
+        match self.call_inner(a, allow_arbitrary_code, cx).await {
             Ok(answer) => answer,
             Err(refusal) => Answer::Made(refusal),
         }
@@ -215,9 +224,14 @@ impl EditorLink {
         &self,
         a: CallArgs,
         allow_arbitrary_code: bool,
-        progress: Option<&Progress>,
-        approver: Approver,
+        cx: CallContext,
     ) -> Result<Answer, Envelope> {
+        let CallContext {
+            progress,
+            approver,
+            tasks: tasks_extension,
+        } = cx;
+        let progress = progress.as_ref();
         if a.name == TASK_POLL_NAME {
             return self.poll_task(&a, progress).await;
         }
@@ -404,6 +418,15 @@ impl EditorLink {
                 return Ok(Answer::Made(env));
             }
             Some(Ok(id)) => {
+                if tasks_extension {
+                    let t = task_ext::task(
+                        &id,
+                        TaskStatus::Working,
+                        id.c,
+                        &format!("{label} started; poll tasks/get"),
+                    );
+                    return Ok(Answer::Task(CreateTaskResult::new(t)));
+                }
                 let status = self.home().status_dir();
                 let wait = TASK_INLINE_WAIT.min(self.timeout);
                 let state = wait_with_progress(&status, &id, wait, progress)
@@ -573,6 +596,103 @@ impl EditorLink {
             None => "task".to_string(),
         };
         Ok(self.task_answer(&id, &state, safety, &label).await)
+    }
+
+    /// `tasks/get`: the job's state from its files; a finished job carries its shaped result.
+    pub async fn get_task(&self, raw: &str) -> Result<DetailedTask, ErrorData> {
+        let id = self.task_of(raw).await?;
+        let status = self.home().status_dir();
+        let state = tasks::read_state(&status, &id)
+            .map_err(|e| ErrorData::internal_error(format!("task result unreadable: {e}"), None))?;
+        match &state {
+            TaskState::NotFound => Err(task_not_found(raw)),
+            TaskState::Working { .. } => Ok(DetailedTask::new(
+                task_ext::task(&id, TaskStatus::Working, id.c, "the Unity job is running"),
+                TaskPayload::Working,
+            )),
+            TaskState::Completed { .. } => {
+                let safety = ResultSafety::Resolved {
+                    read_only: false,
+                    arbitrary_code: false,
+                };
+                let result = self
+                    .task_answer(&id, &state, safety, "task")
+                    .await
+                    .into_result();
+                let Value::Object(result) =
+                    serde_json::to_value(result).expect("a tool result serializes")
+                else {
+                    unreachable!("a tool result is an object")
+                };
+                let done = tasks::finished_at_ms(&status, &id).unwrap_or_else(now_ms);
+                Ok(DetailedTask::new(
+                    task_ext::task(&id, TaskStatus::Completed, done, "the Unity job finished"),
+                    TaskPayload::Completed { result },
+                ))
+            }
+        }
+    }
+
+    /// `tasks/cancel`: asks the Editor to cancel a running test run. Package jobs cannot be
+    /// cancelled safely; a finished job needs nothing.
+    pub async fn cancel_task(&self, raw: &str) -> Result<(), ErrorData> {
+        let id = self.task_of(raw).await?;
+        let status = self.home().status_dir();
+        match tasks::read_state(&status, &id) {
+            Ok(TaskState::Completed { .. }) => return Ok(()),
+            Ok(TaskState::NotFound) => return Err(task_not_found(raw)),
+            _ => {}
+        }
+        if id.k == TaskKind::Package {
+            return Err(ErrorData::invalid_request(
+                "Unity Package Manager does not expose safe cancellation for package operations; \
+                 the job continues",
+                Some(json!({"taskId": raw, "cancellable": false})),
+            ));
+        }
+        let (client, view) = self
+            .ready_for_call()
+            .await
+            .map_err(|e| ErrorData::internal_error(e.message, e.data))?;
+        let mut params = Map::new();
+        params.insert("action".into(), json!("cancel"));
+        let options = CallOptions {
+            catalog_hash: Some(view.snapshot.catalog_hash().to_string()),
+            idempotent: true,
+            client_kind: ClientKind::Mcp,
+            ..Default::default()
+        };
+        let reply = client
+            .command("run_tests", &params, options)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), Some(e.data())))?;
+        if reply.envelope.success {
+            Ok(())
+        } else {
+            Err(ErrorData::internal_error(
+                format!(
+                    "the Editor refused to cancel the test run: {}",
+                    reply.envelope.message.unwrap_or_default()
+                ),
+                reply.envelope.code.map(|c| json!({"code": c})),
+            ))
+        }
+    }
+
+    /// Decodes a task id and checks it belongs to this project.
+    async fn task_of(&self, raw: &str) -> Result<DurableTaskId, ErrorData> {
+        let id = DurableTaskId::decode(raw).map_err(|e| {
+            ErrorData::invalid_params(
+                format!("taskId is not a task of this server: {e}"),
+                Some(json!({"taskId": raw})),
+            )
+        })?;
+        if let Ok(v) = self.view_for_reading().await
+            && v.catalog().project_id != id.project_id
+        {
+            return Err(task_not_found(raw));
+        }
+        Ok(id)
     }
 
     /// Fetches the catalog again even if the domain epoch did not change (the Connector said our

@@ -9,7 +9,9 @@
 //! that ignore `structuredContent` still see the data.
 
 use crate::results::ShapedResult;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult, Resource};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, InputRequiredResult, Resource,
+};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -204,6 +206,8 @@ pub enum Answer {
     FromEditor(ShapedResult),
     /// 2026-07-28 only: the client must ask its user and retry (MRTR).
     InputRequired(InputRequiredResult),
+    /// The client declared the Tasks extension and the call started a long job.
+    Task(CreateTaskResult),
 }
 
 impl From<Envelope> for Answer {
@@ -216,13 +220,16 @@ impl Answer {
     pub fn into_response(self) -> CallToolResponse {
         match self {
             Answer::InputRequired(r) => CallToolResponse::InputRequired(r),
+            Answer::Task(t) => CallToolResponse::Task(t),
             other => CallToolResponse::Complete(other.into_result()),
         }
     }
 
     pub fn into_result(self) -> CallToolResult {
         match self {
-            Answer::InputRequired(_) => unreachable!("into_response handles input_required"),
+            Answer::InputRequired(_) | Answer::Task(_) => {
+                unreachable!("into_response handles input_required and task results")
+            }
             Answer::Made(e) => e.into_result(),
             Answer::FromEditor(shaped) => {
                 let mut r = if shaped.is_error {

@@ -28,6 +28,7 @@ mod envelope;
 mod link;
 mod schema_check;
 mod server;
+mod task_ext;
 mod tools;
 mod transport;
 

@@ -3,18 +3,18 @@
 
 use super::approval::Approver;
 use super::args;
-use super::call::Progress;
+use super::call::{CallContext, Progress};
 use super::compact;
 use super::envelope::Answer;
 use super::link::EditorLink;
 use super::tools::{self, APPROVAL_META_KEY, INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH};
 use crate::results::{JSON_MIME, StoreError, URI_TEMPLATE};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    Implementation, InitializeResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
+    ErrorCode, GetTaskParams, GetTaskResult, Implementation, InitializeResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -25,7 +25,7 @@ pub const SERVER_NAME: &str = "hera-agent-unity";
 
 /// Methods this server implements. When rmcp cannot parse their params it hands them to
 /// `on_custom_request` (rmcp-guide pitfall 3); they get -32602, not -32601.
-const KNOWN_METHODS: [&str; 8] = [
+const KNOWN_METHODS: [&str; 11] = [
     "initialize",
     "ping",
     "server/discover",
@@ -34,6 +34,9 @@ const KNOWN_METHODS: [&str; 8] = [
     "resources/list",
     "resources/read",
     "resources/templates/list",
+    "tasks/get",
+    "tasks/cancel",
+    "tasks/update",
 ];
 
 #[derive(Clone)]
@@ -107,6 +110,7 @@ impl ServerHandler for HeraServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(identity)
@@ -160,10 +164,16 @@ impl ServerHandler for HeraServer {
                         peer: ctx.peer.clone(),
                         token,
                     });
-                    let approver = approver_for(&ctx, &request);
+                    let cx = CallContext {
+                        progress,
+                        approver: approver_for(&ctx, &request),
+                        tasks: ctx
+                            .client_capabilities()
+                            .is_some_and(|c| c.supports_tasks()),
+                    };
                     // A cancelled request gets no response (rmcp drops it); stop working on it too.
                     tokio::select! {
-                        env = self.link.call(a, self.allow_arbitrary_code, progress, approver) => env,
+                        env = self.link.call(a, self.allow_arbitrary_code, cx) => env,
                         _ = ctx.ct.cancelled() => return Err(ErrorData::internal_error("request cancelled", None)),
                     }
                 }
@@ -239,6 +249,36 @@ impl ServerHandler for HeraServer {
                 })
             }
         }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.link
+            .get_task(&request.task_id)
+            .await
+            .map(GetTaskResult::new)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.link.cancel_task(&request.task_id).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(ErrorData::invalid_params(
+            "this task asks for no input; poll tasks/get",
+            Some(json!({"taskId": request.task_id})),
+        ))
     }
 
     async fn on_custom_request(

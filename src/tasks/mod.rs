@@ -119,6 +119,21 @@ pub fn read_state(status_dir: &Path, id: &DurableTaskId) -> Result<TaskState, St
     }
 }
 
+/// When the job's result was written (the result file's modification time, Unix ms), if it has
+/// one.
+pub fn finished_at_ms(status_dir: &Path, id: &DurableTaskId) -> Option<i64> {
+    let (_, result) = file_names(id);
+    let modified = std::fs::metadata(status_dir.join(result))
+        .ok()?
+        .modified()
+        .ok()?;
+    let ms = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_millis();
+    i64::try_from(ms).ok()
+}
+
 /// Polls until the job completes or `max` passes (100 ms, doubling to 1 s between reads). An
 /// unreadable result file is read again until the deadline, then reported.
 pub async fn wait(
