@@ -67,12 +67,8 @@ fn operations() {
         json!({"op":"inject","fault":{"kind":"reset_before_execute","times":3}}),
     );
     ok(cp, json!({"op":"clear_faults"}));
-    assert_eq!(
-        call(f.port(), "scene", json!({"action":"save"}), &op())
-            .get("timings")
-            .is_some(),
-        true
-    );
+    let saved = call(f.port(), "scene", json!({"action":"save"}), &op());
+    assert!(saved.get("timings").is_some(), "no fault left: {saved}");
     assert_eq!(ok(cp, json!({"op":"side_effects"}))["count"], 1);
     assert_eq!(
         ok(
