@@ -11,12 +11,12 @@
 //! raw substrings of the query, so "run tests" and "take a screenshot" depend on luck, synonyms
 //! and typos never match, parameters are invisible, and the result names no action. Here:
 //!
-//! - [`text`]: words from identifiers and prose (snake_case, camelCase, stopwords, a small stemmer);
-//! - [`synonyms`]: the words Unity developers use, mapped to catalog words, at reduced weight;
-//! - [`typo`]: one-letter typo tolerance for words of four or more letters;
-//! - [`index`]: BM25F over tools and over callable entries (actions, or the tool itself when it
+//! - [`text`] — words from identifiers and prose (snake_case, camelCase, stopwords, a small stemmer);
+//! - [`synonyms`] — the words Unity developers use, mapped to catalog words, at reduced weight;
+//! - [`typo`] — one-letter typo tolerance for words of four or more letters;
+//! - [`index`] — BM25F over tools and over callable entries (actions, or the tool itself when it
 //!   runs without one), names weighted above prose; deterministic tie-break by tool then action;
-//! - [`hit`]: [`SearchHit`] (tool, best action, score, matched words, summary, compact safety)
+//! - [`hit`] — [`SearchHit`] (tool, best action, score, matched words, summary, compact safety)
 //!   and [`SearchFilter`] (profile, arbitrary-code exclusion).
 //!
 //! Recall on a fixed set of Unity requests is measured by `tests/search_quality.rs` and committed
