@@ -22,6 +22,12 @@
 //! | `advance_clock` | `ms` | simulated time |
 //! | `side_effects` | `tool`, `action` (optional) | `{"count":n}` |
 //! | `requests_seen` | `path` | `{"count":n}` |
+//! | `set_job_delay` | `ms` | how long test runs, package jobs, builds and bakes take |
+//! | `set_play_mode_reloads_domain` | `on` | entering play mode reloads the domain |
+//! | `set_package_stall` | `on` | new package jobs never finish (→ `PACKAGE_TIMEOUT`) |
+//! | `set_package_completion` | `mode`: `direct`, `verified_after_reload`, `resume_verify_fails`, `resume_list_fails` | how package jobs report |
+//! | `add_custom_tool` | `tool` (a catalog tool entry) | adds or replaces a tool |
+//! | `remove_tool` | `name` | removes a tool |
 //! | `shutdown` | | the Editor quits (the binary exits) |
 //!
 //! It binds 127.0.0.1 only and exists only when asked for (`--control-port`).
@@ -250,6 +256,47 @@ pub fn apply(sim: &Simulator, v: &Value) -> Result<Value, String> {
                 .as_str()
                 .ok_or("\"path\" must be a string")?;
             Ok(json!({"count": sim.requests_seen(path)}))
+        }
+        "set_job_delay" => {
+            let ms = field(v, "ms")?
+                .as_u64()
+                .ok_or("\"ms\" must be a non-negative integer")?;
+            sim.with_editor(|ed| ed.set_job_delay(Duration::from_millis(ms)));
+            Ok(json!({}))
+        }
+        "set_play_mode_reloads_domain" => {
+            let on = flag(v, "on")?;
+            sim.with_editor(|ed| ed.set_play_mode_reloads_domain(on));
+            Ok(json!({}))
+        }
+        "set_package_stall" => {
+            let on = flag(v, "on")?;
+            sim.with_editor(|ed| ed.set_package_stall(on));
+            Ok(json!({}))
+        }
+        "set_package_completion" => {
+            use crate::editor::PackageCompletion as P;
+            let mode = match field(v, "mode")?.as_str() {
+                Some("direct") => P::Direct,
+                Some("verified_after_reload") => P::VerifiedAfterReload,
+                Some("resume_verify_fails") => P::ResumeVerifyFails,
+                Some("resume_list_fails") => P::ResumeListFails,
+                _ => return Err("\"mode\" must be direct, verified_after_reload, resume_verify_fails or resume_list_fails".into()),
+            };
+            sim.with_editor(|ed| ed.set_package_completion(mode));
+            Ok(json!({}))
+        }
+        "add_custom_tool" => {
+            let tool: crate::ToolEntry = serde_json::from_value(field(v, "tool")?.clone())
+                .map_err(|e| format!("bad tool entry: {e}"))?;
+            sim.add_custom_tool(tool);
+            Ok(json!({"catalog_hash": sim.catalog_hash()}))
+        }
+        "remove_tool" => {
+            let name = field(v, "name")?
+                .as_str()
+                .ok_or("\"name\" must be a string")?;
+            Ok(json!({"removed": sim.remove_tool(name), "catalog_hash": sim.catalog_hash()}))
         }
         "shutdown" => {
             sim.shutdown();

@@ -110,6 +110,35 @@ fn operations() {
     let (status, _) = control(cp, json!({"op":"inject","fault":{"kind":"nope"}}));
     assert_eq!(status, 400);
 
+    // Editor knobs.
+    ok(cp, json!({"op":"set_job_delay","ms":50}));
+    ok(cp, json!({"op":"set_play_mode_reloads_domain","on":false}));
+    ok(cp, json!({"op":"set_package_stall","on":false}));
+    ok(
+        cp,
+        json!({"op":"set_package_completion","mode":"verified_after_reload"}),
+    );
+    let (status, _) = control(
+        cp,
+        json!({"op":"set_package_completion","mode":"sometimes"}),
+    );
+    assert_eq!(status, 400);
+    let mut entry = f.sim.catalog()["tools"][0].clone();
+    entry["name"] = json!("spawn_cube");
+    let added = ok(cp, json!({"op":"add_custom_tool","tool":entry}));
+    assert_eq!(added["catalog_hash"], f.sim.catalog_hash());
+    assert!(
+        f.sim.catalog()["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "spawn_cube")
+    );
+    assert_eq!(
+        ok(cp, json!({"op":"remove_tool","name":"spawn_cube"}))["removed"],
+        true
+    );
+
     ok(cp, json!({"op":"shutdown"}));
     assert!(f.sim.is_shut());
     assert_eq!(heartbeat(&f.sim)["state"], "stopped");
