@@ -846,3 +846,34 @@ fn mcp_tasks_for_clients_that_declare_them() {
     );
     assert_eq!(upd["error"]["code"], -32602);
 }
+
+#[test]
+fn a_legacy_connector_is_searchable_and_refuses_unsafe_calls_truthfully() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let mut cfg = SimConfig::new(
+        home.to_path_buf(),
+        project(home).to_string_lossy().into_owned(),
+    );
+    cfg.legacy = true;
+    let sim = Simulator::start_background(cfg).unwrap();
+    let mut p = McpProc::start(home, &TIMEOUT_ARGS, &[], &[]);
+    p.initialize("2025-06-18");
+    let r = p.call_structured("tool_search", json!({"query":"scene"}));
+    assert_eq!(r["success"], true, "{r}");
+    assert!(
+        r["data"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["name"] == "scene")
+    );
+    let d = p.call_structured("tool_describe", json!({"name":"scene"}));
+    assert_eq!(d["data"]["tool"]["contract_mode"], "legacy", "{d}");
+    // Without a ledger and without approvals, a legacy (unknown-safety) call is refused before
+    // anything is sent.
+    let c = call(&mut p, "scene", json!({"action":"info"}));
+    assert_eq!(c["success"], false, "{c}");
+    assert_eq!(c["code"], "OPERATION_LEDGER_REQUIRED", "{c}");
+    assert_eq!(sim.side_effects(), 0);
+}
