@@ -236,7 +236,7 @@ impl ToolEntry {
         self.actions.iter().find(|a| a.name == n).or_else(|| {
             self.actions
                 .iter()
-                .find(|a| a.aliases.iter().any(|x| *x == n))
+                .find(|a| a.aliases.contains(&n))
         })
     }
 

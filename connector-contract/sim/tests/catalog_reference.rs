@@ -56,13 +56,11 @@ fn without_description(mut v: Value) -> (Value, Option<String>) {
     if let Some(Value::String(d)) = obj.remove("description") {
         return (v, Some(d));
     }
-    if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
-        if let Some(Value::Object(first)) = branches.first_mut() {
-            if let Some(Value::String(d)) = first.remove("description") {
+    if let Some(Value::Array(branches)) = obj.get_mut("anyOf")
+        && let Some(Value::Object(first)) = branches.first_mut()
+            && let Some(Value::String(d)) = first.remove("description") {
                 return (v, Some(d));
             }
-        }
-    }
     (v, None)
 }
 

@@ -254,8 +254,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// The validator's contract for a call: the data file's for a built-in tool (it knows
 /// declaration order, aliases and group metadata), otherwise read back from the schema.
 fn contract_for(tool: &ToolEntry, action: Option<&ActionEntry>) -> SchemaContract {
-    if tool.source.kind == "builtin" {
-        if let Some(b) = builtins().get(&tool.name) {
+    if tool.source.kind == "builtin"
+        && let Some(b) = builtins().get(&tool.name) {
             match action {
                 None => return b.tool_contract.clone(),
                 Some(a) => {
@@ -265,7 +265,6 @@ fn contract_for(tool: &ToolEntry, action: Option<&ActionEntry>) -> SchemaContrac
                 }
             }
         }
-    }
     match action {
         Some(a) => SchemaContract::from_schema(&a.input_schema, true),
         None => SchemaContract::from_schema(&tool.input_schema, false),

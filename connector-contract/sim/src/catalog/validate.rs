@@ -252,8 +252,7 @@ pub(crate) fn validate_contract(
             .get("format")
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
-        {
-            if !matches_format(&converted, format) {
+            && !matches_format(&converted, format) {
                 return Err(ValidationFailure::at(
                     "ARGUMENT_FORMAT_INVALID",
                     &path,
@@ -261,7 +260,6 @@ pub(crate) fn validate_contract(
                     json!(token_text(&converted)),
                 ));
             }
-        }
         normalized.insert(p.name.clone(), converted.clone());
         check_schema(&p.schema, &converted, &path)?;
     }
@@ -465,8 +463,8 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
             token_type_code(v),
         ));
     }
-    if let Some(Value::Array(choices)) = s.get("enum") {
-        if !choices.iter().any(|c| deep_equals(c, v)) {
+    if let Some(Value::Array(choices)) = s.get("enum")
+        && !choices.iter().any(|c| deep_equals(c, v)) {
             return Err(ValidationFailure::at(
                 "INVALID_ARGUMENT",
                 path,
@@ -474,13 +472,11 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
                 v.clone(),
             ));
         }
-    }
     if let Some(pattern) = s
         .get("pattern")
         .and_then(Value::as_str)
         .filter(|p| !p.is_empty())
-    {
-        if !v.as_str().is_some_and(|text| regex_matches(pattern, text)) {
+        && !v.as_str().is_some_and(|text| regex_matches(pattern, text)) {
             return Err(ValidationFailure::at(
                 "INVALID_ARGUMENT",
                 path,
@@ -488,7 +484,6 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
                 v.clone(),
             ));
         }
-    }
     if let Some(x) = v.as_f64().filter(|_| v.is_number()) {
         if let Some(min) = s
             .get("minimum")
@@ -583,8 +578,8 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
             check_schema(branch, v, path)?;
         }
     }
-    if let Some(Value::Array(any)) = s.get("anyOf") {
-        if !any
+    if let Some(Value::Array(any)) = s.get("anyOf")
+        && !any
             .iter()
             .filter(|b| b.is_object())
             .any(|b| check_schema(b, v, path).is_ok())
@@ -596,7 +591,6 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
                 token_type_code(v),
             ));
         }
-    }
     if let Some(Value::Array(one)) = s.get("oneOf") {
         let passing = one
             .iter()
@@ -612,8 +606,8 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
             ));
         }
     }
-    if let Some(not) = s.get("not").filter(|n| n.is_object()) {
-        if check_schema(not, v, path).is_ok() {
+    if let Some(not) = s.get("not").filter(|n| n.is_object())
+        && check_schema(not, v, path).is_ok() {
             return Err(ValidationFailure::at(
                 "INVALID_ARGUMENT",
                 path,
@@ -621,7 +615,6 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
                 v.clone(),
             ));
         }
-    }
     Ok(())
 }
 
