@@ -233,11 +233,10 @@ impl ToolEntry {
     /// The action named `name` (case-insensitive) or having it as an alias.
     pub fn action(&self, name: &str) -> Option<&ActionEntry> {
         let n = name.trim().to_lowercase();
-        self.actions.iter().find(|a| a.name == n).or_else(|| {
-            self.actions
-                .iter()
-                .find(|a| a.aliases.contains(&n))
-        })
+        self.actions
+            .iter()
+            .find(|a| a.name == n)
+            .or_else(|| self.actions.iter().find(|a| a.aliases.contains(&n)))
     }
 
     /// Whether any safety in this tool (tool, its rules, actions, their rules) runs arbitrary code.

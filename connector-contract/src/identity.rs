@@ -88,9 +88,11 @@ fn split_windows_volume(p: &str) -> (&str, &str) {
     if let Some(after) = p.strip_prefix("//") {
         let mut it = after.splitn(3, '/');
         if let (Some(server), Some(share)) = (it.next(), it.next())
-            && !server.is_empty() && !share.is_empty() {
-                return p.split_at(2 + server.len() + 1 + share.len());
-            }
+            && !server.is_empty()
+            && !share.is_empty()
+        {
+            return p.split_at(2 + server.len() + 1 + share.len());
+        }
     }
     ("", p)
 }

@@ -360,11 +360,12 @@ fn approval_verify_and_inspect() {
         ] {
             let mut got = token_outcome(got);
             if let (Some(msg), Some(fragment)) = (got["message"].as_str(), want["message"].as_str())
-                && !msg.contains(fragment) {
-                    r.failures.push(format!(
-                        "[{name}] {what} message {msg:?} lacks {fragment:?}"
-                    ));
-                }
+                && !msg.contains(fragment)
+            {
+                r.failures.push(format!(
+                    "[{name}] {what} message {msg:?} lacks {fragment:?}"
+                ));
+            }
             got.as_object_mut().expect("object").remove("message");
             r.check(name, what, got, expected_outcome(want));
         }
@@ -542,10 +543,11 @@ fn schema_examples() {
             ));
         }
         if let Some(t) = v["decode_as"].as_str()
-            && let Err(e) = decodes_as(t, &v["instance"]) {
-                r.failures
-                    .push(format!("[{name}] does not decode as {t}: {e}"));
-            }
+            && let Err(e) = decodes_as(t, &v["instance"])
+        {
+            r.failures
+                .push(format!("[{name}] does not decode as {t}: {e}"));
+        }
         seen.insert((stem.to_string(), want));
         r.ran += 1;
     }

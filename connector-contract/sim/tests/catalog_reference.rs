@@ -58,9 +58,10 @@ fn without_description(mut v: Value) -> (Value, Option<String>) {
     }
     if let Some(Value::Array(branches)) = obj.get_mut("anyOf")
         && let Some(Value::Object(first)) = branches.first_mut()
-            && let Some(Value::String(d)) = first.remove("description") {
-                return (v, Some(d));
-            }
+        && let Some(Value::String(d)) = first.remove("description")
+    {
+        return (v, Some(d));
+    }
     (v, None)
 }
 

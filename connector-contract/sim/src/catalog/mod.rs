@@ -255,16 +255,17 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// declaration order, aliases and group metadata), otherwise read back from the schema.
 fn contract_for(tool: &ToolEntry, action: Option<&ActionEntry>) -> SchemaContract {
     if tool.source.kind == "builtin"
-        && let Some(b) = builtins().get(&tool.name) {
-            match action {
-                None => return b.tool_contract.clone(),
-                Some(a) => {
-                    if let Some(c) = b.action_contracts.get(&a.name) {
-                        return c.clone();
-                    }
+        && let Some(b) = builtins().get(&tool.name)
+    {
+        match action {
+            None => return b.tool_contract.clone(),
+            Some(a) => {
+                if let Some(c) = b.action_contracts.get(&a.name) {
+                    return c.clone();
                 }
             }
         }
+    }
     match action {
         Some(a) => SchemaContract::from_schema(&a.input_schema, true),
         None => SchemaContract::from_schema(&tool.input_schema, false),

@@ -252,14 +252,15 @@ pub(crate) fn validate_contract(
             .get("format")
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
-            && !matches_format(&converted, format) {
-                return Err(ValidationFailure::at(
-                    "ARGUMENT_FORMAT_INVALID",
-                    &path,
-                    json!(format),
-                    json!(token_text(&converted)),
-                ));
-            }
+            && !matches_format(&converted, format)
+        {
+            return Err(ValidationFailure::at(
+                "ARGUMENT_FORMAT_INVALID",
+                &path,
+                json!(format),
+                json!(token_text(&converted)),
+            ));
+        }
         normalized.insert(p.name.clone(), converted.clone());
         check_schema(&p.schema, &converted, &path)?;
     }
@@ -464,26 +465,28 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
         ));
     }
     if let Some(Value::Array(choices)) = s.get("enum")
-        && !choices.iter().any(|c| deep_equals(c, v)) {
-            return Err(ValidationFailure::at(
-                "INVALID_ARGUMENT",
-                path,
-                Value::Array(choices.clone()),
-                v.clone(),
-            ));
-        }
+        && !choices.iter().any(|c| deep_equals(c, v))
+    {
+        return Err(ValidationFailure::at(
+            "INVALID_ARGUMENT",
+            path,
+            Value::Array(choices.clone()),
+            v.clone(),
+        ));
+    }
     if let Some(pattern) = s
         .get("pattern")
         .and_then(Value::as_str)
         .filter(|p| !p.is_empty())
-        && !v.as_str().is_some_and(|text| regex_matches(pattern, text)) {
-            return Err(ValidationFailure::at(
-                "INVALID_ARGUMENT",
-                path,
-                json!(pattern),
-                v.clone(),
-            ));
-        }
+        && !v.as_str().is_some_and(|text| regex_matches(pattern, text))
+    {
+        return Err(ValidationFailure::at(
+            "INVALID_ARGUMENT",
+            path,
+            json!(pattern),
+            v.clone(),
+        ));
+    }
     if let Some(x) = v.as_f64().filter(|_| v.is_number()) {
         if let Some(min) = s
             .get("minimum")
@@ -583,14 +586,14 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
             .iter()
             .filter(|b| b.is_object())
             .any(|b| check_schema(b, v, path).is_ok())
-        {
-            return Err(ValidationFailure::at(
-                "ARGUMENT_TYPE_MISMATCH",
-                path,
-                Value::Array(any.clone()),
-                token_type_code(v),
-            ));
-        }
+    {
+        return Err(ValidationFailure::at(
+            "ARGUMENT_TYPE_MISMATCH",
+            path,
+            Value::Array(any.clone()),
+            token_type_code(v),
+        ));
+    }
     if let Some(Value::Array(one)) = s.get("oneOf") {
         let passing = one
             .iter()
@@ -607,14 +610,15 @@ fn check_schema(schema: &Value, v: &Value, path: &str) -> Outcome<()> {
         }
     }
     if let Some(not) = s.get("not").filter(|n| n.is_object())
-        && check_schema(not, v, path).is_ok() {
-            return Err(ValidationFailure::at(
-                "INVALID_ARGUMENT",
-                path,
-                json!("value excluded by schema"),
-                v.clone(),
-            ));
-        }
+        && check_schema(not, v, path).is_ok()
+    {
+        return Err(ValidationFailure::at(
+            "INVALID_ARGUMENT",
+            path,
+            json!("value excluded by schema"),
+            v.clone(),
+        ));
+    }
     Ok(())
 }
 
