@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod wiretap;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
