@@ -1,0 +1,279 @@
+//! Drives the real `hera-agent-unity mcp` binary through the measured exchanges and turns each
+//! response into figures (see `measure`), after `normalize` has made volatile values stable.
+
+use crate::client::{McpClient, Reply, SessionError};
+use crate::measure::{self, Measured, compact_len, tokens_estimate};
+use crate::normalize::Normalizer;
+use crate::scenario::{DescribeCase, Exposure, Flow};
+use hera_connector_contract::canonical::sha256_prefixed;
+use serde_json::{Map, Value, json};
+use std::path::Path;
+
+/// Upper bound on `tools/list` pages followed through `nextCursor`.
+const MAX_PAGES: usize = 50;
+
+/// Where the server runs: binary, temp HOME, the pinned project.
+pub struct Target<'a> {
+    pub binary: &'a Path,
+    pub home: &'a Path,
+    pub project: &'a str,
+}
+
+fn measured(n: &mut Normalizer, reply: &Reply) -> Result<Measured, SessionError> {
+    measure::response(&n.apply(&reply.line)).map_err(SessionError::Failed)
+}
+
+/// `initialize`: once per session; carries the instructions the client puts in the prompt.
+pub fn initialize(client: &mut McpClient, n: &mut Normalizer) -> Result<Value, SessionError> {
+    let reply = client.handshake()?;
+    let m = measured(n, &reply)?;
+    let result = m.result().clone();
+    let mut figures = m.figures;
+    let instructions = result
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(|s| s.len())
+        .unwrap_or(0);
+    figures.insert("instructions_bytes".into(), json!(instructions));
+    figures.insert("protocol_version".into(), result["protocolVersion"].clone());
+    figures.insert("server_name".into(), result["serverInfo"]["name"].clone());
+    figures.insert(
+        "server_version".into(),
+        result["serverInfo"]["version"].clone(),
+    );
+    Ok(Value::Object(figures))
+}
+
+/// `tools/list`, following `nextCursor`; figures are sums over the pages.
+pub fn tools_list(client: &mut McpClient, n: &mut Normalizer) -> Result<Value, SessionError> {
+    let mut pages: Vec<Measured> = Vec::new();
+    let mut normalized_lines = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        if pages.len() >= MAX_PAGES {
+            return Err(SessionError::Failed(format!(
+                "tools/list still had a nextCursor after {MAX_PAGES} pages"
+            )));
+        }
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let reply = client.request("tools/list", params)?;
+        let line = n.apply(&reply.line);
+        let m = measure::response(&line).map_err(SessionError::Failed)?;
+        normalized_lines.push(line);
+        cursor = m.result()["nextCursor"].as_str().map(str::to_string);
+        pages.push(m);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let figures: Vec<&Map<String, Value>> = pages.iter().map(|p| &p.figures).collect();
+    let tools: Vec<&Value> = pages
+        .iter()
+        .flat_map(|p| p.result()["tools"].as_array().into_iter().flatten())
+        .collect();
+    let array_bytes: u64 = pages
+        .iter()
+        .map(|p| compact_len(&p.result()["tools"]))
+        .sum();
+    let per_tool: Map<String, Value> = tools
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or("?").to_string(),
+                json!(compact_len(t)),
+            )
+        })
+        .collect();
+    let result_bytes = measure::sum(&figures, "result_bytes");
+    Ok(json!({
+        "pages": pages.len(),
+        "tools": tools.len(),
+        "frame_bytes": measure::sum(&figures, "frame_bytes"),
+        "result_bytes": result_bytes,
+        "tools_array_bytes": array_bytes,
+        "tokens_estimate": tokens_estimate(result_bytes),
+        "per_tool_bytes": per_tool,
+        "digest": sha256_prefixed(normalized_lines.join("\n").as_bytes()),
+    }))
+}
+
+/// One `tools/call` of a compact tool; a tool error fails the run (it would measure an error
+/// message instead of the task).
+fn call(
+    client: &mut McpClient,
+    n: &mut Normalizer,
+    tool: &str,
+    arguments: &Value,
+    context: &str,
+) -> Result<Measured, SessionError> {
+    let reply = client.request("tools/call", json!({"name": tool, "arguments": arguments}))?;
+    let m = measured(n, &reply)?;
+    let result = m.result();
+    let ok = result["isError"].as_bool() != Some(true)
+        && result["structuredContent"]["success"].as_bool() != Some(false);
+    if !ok {
+        return Err(SessionError::Failed(format!(
+            "{context}: {tool} {arguments} failed: {}",
+            result["structuredContent"]["message"]
+                .as_str()
+                .unwrap_or("(no message)")
+        )));
+    }
+    Ok(m)
+}
+
+/// 1-based position of the flow's target among the search hits, if present.
+fn target_rank(flow: &Flow, search: &Value) -> Option<usize> {
+    let hits = search["structuredContent"]["data"]["results"].as_array()?;
+    hits.iter()
+        .position(|h| {
+            h["name"].as_str() == Some(flow.target_tool)
+                && h.get("action").and_then(Value::as_str) == flow.target_action
+        })
+        .map(|i| i + 1)
+}
+
+/// search → describe → call for each flow. `setup_bytes` is what every session pays first
+/// (`initialize` and `tools/list` results), added to each flow's `session_result_bytes`.
+pub fn flows(
+    client: &mut McpClient,
+    n: &mut Normalizer,
+    flows: &[Flow],
+    setup_bytes: u64,
+) -> Result<Value, SessionError> {
+    let mut out = Map::new();
+    for flow in flows {
+        let context = format!("flow {}", flow.id);
+        let steps = [
+            ("search", "tool_search", &flow.search),
+            ("describe", "tool_describe", &flow.describe),
+            ("call", "tool_call", &flow.call),
+        ];
+        let mut step_values = Vec::new();
+        let mut figures = Vec::new();
+        let mut arguments_bytes = 0;
+        for (step, tool, arguments) in steps {
+            let m = call(client, n, tool, arguments, &context)?;
+            let args_len = compact_len(arguments);
+            arguments_bytes += args_len;
+            let mut v = json!({
+                "step": step,
+                "tool": tool,
+                "arguments": arguments,
+                "arguments_bytes": args_len,
+            });
+            if step == "search" {
+                v["target"] = json!(match flow.target_action {
+                    Some(a) => format!("{}/{a}", flow.target_tool),
+                    None => flow.target_tool.to_string(),
+                });
+                v["target_rank"] = json!(target_rank(flow, m.result()));
+            }
+            figures.push(m.figures.clone());
+            v["response"] = m.into_json();
+            step_values.push(v);
+        }
+        let refs: Vec<&Map<String, Value>> = figures.iter().collect();
+        let result_bytes = measure::sum(&refs, "result_bytes");
+        out.insert(
+            flow.id.to_string(),
+            json!({
+                "task": flow.task,
+                "steps": step_values,
+                "total": {
+                    "arguments_bytes": arguments_bytes,
+                    "frame_bytes": measure::sum(&refs, "frame_bytes"),
+                    "result_bytes": result_bytes,
+                    "content_text_bytes": measure::sum(&refs, "content_text_bytes"),
+                    "structured_content_bytes": measure::sum(&refs, "structured_content_bytes"),
+                    "tokens_estimate": tokens_estimate(result_bytes),
+                },
+                "session_result_bytes": setup_bytes + result_bytes,
+                "session_tokens_estimate": tokens_estimate(setup_bytes + result_bytes),
+            }),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// 1 − part/whole, to three decimals; `null` for an empty whole.
+pub fn ratio_saved(part: u64, whole: u64) -> Value {
+    if whole == 0 {
+        return Value::Null;
+    }
+    let saved = 1.0 - part as f64 / whole as f64;
+    json!((saved * 1000.0).round() / 1000.0)
+}
+
+/// `tool_describe` of a whole tool against each listed action.
+pub fn describes(
+    client: &mut McpClient,
+    n: &mut Normalizer,
+    cases: &[DescribeCase],
+) -> Result<Value, SessionError> {
+    let mut out = Map::new();
+    for case in cases {
+        let context = format!("describe {}", case.tool);
+        let whole = call(
+            client,
+            n,
+            "tool_describe",
+            &json!({"name": case.tool}),
+            &context,
+        )?;
+        let whole_bytes = whole.figure("result_bytes");
+        let mut actions = Map::new();
+        for action in case.actions {
+            let m = call(
+                client,
+                n,
+                "tool_describe",
+                &json!({"name": case.tool, "action": action}),
+                &context,
+            )?;
+            let bytes = m.figure("result_bytes");
+            let mut v = m.into_json();
+            v["saving_vs_whole_tool"] = ratio_saved(bytes, whole_bytes);
+            actions.insert(action.to_string(), v);
+        }
+        out.insert(
+            case.tool.to_string(),
+            json!({"whole_tool": whole.into_json(), "actions": actions}),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// `tools/list` under another exposure. A server that refuses the command line is recorded as
+/// not available, with its reason, and nothing is derived for it.
+pub fn exposure(
+    target: &Target,
+    n: &mut Normalizer,
+    exposure: &Exposure,
+) -> Result<Value, SessionError> {
+    let args: Vec<&str> = exposure.args.iter().map(String::as_str).collect();
+    let attempt = (|| {
+        let mut client = McpClient::spawn(target.binary, target.home, target.project, &args)?;
+        client.handshake()?;
+        let listed = tools_list(&mut client, n)?;
+        client.close();
+        Ok::<Value, SessionError>(listed)
+    })();
+    let command = format!("hera-agent-unity mcp --transport stdio {}", args.join(" "));
+    match attempt {
+        Ok(mut listed) => {
+            listed["available"] = json!(true);
+            listed["command"] = json!(command);
+            Ok(listed)
+        }
+        Err(SessionError::Refused(reason)) => Ok(json!({
+            "available": false,
+            "command": command,
+            "reason": format!("not available in this build: {}", n.apply(&reason)),
+        })),
+        Err(e) => Err(SessionError::Failed(format!("{command}: {e}"))),
+    }
+}
