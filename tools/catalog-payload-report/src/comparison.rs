@@ -264,7 +264,14 @@ pub fn section(report: &Value) -> Value {
         match ours {
             Some(o) => entry["ratio_ours_to_external"] = ratio(o, p.figure),
             None => {
-                entry["ours"]["status"] = json!("not available in this build");
+                // The measured section says why it has no figure (an exposure's status).
+                let status = p
+                    .ours
+                    .rsplit_once('/')
+                    .and_then(|(parent, _)| report.pointer(&format!("{parent}/status")))
+                    .cloned()
+                    .unwrap_or_else(|| json!("not available in this build"));
+                entry["ours"]["status"] = status;
             }
         }
         out.insert(p.id.to_string(), entry);
@@ -286,6 +293,12 @@ mod tests {
         let p = &s["profile_core_vs_anchor"];
         assert_eq!(p["ours"]["figure"], Value::Null);
         assert_eq!(p["ours"]["status"], json!("not available in this build"));
+        let with_status = json!({"exposures": {"profile_ui": {"status": "refused by the server"}}});
+        let s = section(&with_status);
+        assert_eq!(
+            s["profile_ui_vs_anchor"]["ours"]["status"],
+            json!("refused by the server")
+        );
     }
 
     #[test]

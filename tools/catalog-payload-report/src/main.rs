@@ -246,7 +246,11 @@ fn headline(r: &Value) -> Vec<String> {
                     e["tools"], e["result_bytes"]
                 ));
             } else {
-                out.push(format!("exposure {id}: {}", show(&e["reason"])));
+                out.push(format!(
+                    "exposure {id}: {} ({})",
+                    show(&e["status"]),
+                    show(&e["reason"])
+                ));
             }
         }
     }

@@ -87,8 +87,10 @@ pub fn tools_list(client: &mut McpClient, n: &mut Normalizer) -> Result<Value, S
             )
         })
         .collect();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     let result_bytes = measure::sum(&figures, "result_bytes");
     Ok(json!({
+        "tool_names": names,
         "pages": pages.len(),
         "tools": tools.len(),
         "frame_bytes": measure::sum(&figures, "frame_bytes"),
@@ -247,6 +249,18 @@ pub fn describes(
     Ok(Value::Object(out))
 }
 
+/// A command line the build does not know, or an exposure it has not implemented, is "not
+/// available in this build"; any other refusal (say, a profile with no tools) is the server's
+/// considered answer and is kept as such.
+fn refusal_status(reason: &str) -> &'static str {
+    let r = reason.to_ascii_lowercase();
+    if r.contains("unexpected argument") || r.contains("not implemented") {
+        "not available in this build"
+    } else {
+        "refused by the server"
+    }
+}
+
 /// `tools/list` under another exposure. A server that refuses the command line is recorded as
 /// not available, with its reason, and nothing is derived for it.
 pub fn exposure(
@@ -257,9 +271,11 @@ pub fn exposure(
     let args: Vec<&str> = exposure.args.iter().map(String::as_str).collect();
     let attempt = (|| {
         let mut client = McpClient::spawn(target.binary, target.home, target.project, &args)?;
-        client.handshake()?;
-        let listed = tools_list(&mut client, n)?;
+        let init = initialize(&mut client, n)?;
+        let mut listed = tools_list(&mut client, n)?;
         client.close();
+        // The instructions may differ per exposure; they are paid once per session too.
+        listed["initialize_result_bytes"] = init["result_bytes"].clone();
         Ok::<Value, SessionError>(listed)
     })();
     let command = format!("hera-agent-unity mcp --transport stdio {}", args.join(" "));
@@ -272,8 +288,30 @@ pub fn exposure(
         Err(SessionError::Refused(reason)) => Ok(json!({
             "available": false,
             "command": command,
-            "reason": format!("not available in this build: {}", n.apply(&reason)),
+            "status": refusal_status(&reason),
+            "reason": n.apply(&reason),
         })),
         Err(e) => Err(SessionError::Failed(format!("{command}: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_told_apart() {
+        assert_eq!(
+            refusal_status("error: unexpected argument '--profile' found"),
+            "not available in this build"
+        );
+        assert_eq!(
+            refusal_status("Error: MCP exposure \"full\" is not implemented in this build yet"),
+            "not available in this build"
+        );
+        assert_eq!(
+            refusal_status("Error: profile custom has no tools in this catalog"),
+            "refused by the server"
+        );
     }
 }
