@@ -59,11 +59,15 @@ fn non_stdio_transport_and_unknown_exposure_are_refused() {
     assert!(stdout.is_empty());
     assert!(stderr.contains("unsupported MCP transport"), "{stderr}");
 
-    let (code, stdout, stderr) = run_once(h.path(), &on, &["mcp", "--exposure", "profile"]);
+    let (code, stdout, stderr) = run_once(
+        h.path(),
+        &on,
+        &["mcp", "--exposure", "profile", "--profile", "sceen"],
+    );
     assert_ne!(code, 0);
     assert!(stdout.is_empty());
     assert!(
-        stderr.contains("not implemented") && stderr.contains("compact"),
+        stderr.contains("unsupported MCP profile") && stderr.contains("scene"),
         "{stderr}"
     );
 

@@ -204,6 +204,10 @@ pub struct McpArgs {
     /// `compact` (default), `profile` or `full`; falls back to HERA_MCP_EXPOSURE.
     #[arg(long)]
     pub exposure: Option<String>,
+    /// With `--exposure profile`: core (default), scene, assets, ui, diagnostics, testing,
+    /// custom, full or advanced (needs --allow-arbitrary-code); falls back to HERA_MCP_PROFILE.
+    #[arg(long)]
+    pub profile: Option<String>,
     /// Expose and allow tools that run arbitrary code.
     #[arg(long)]
     pub allow_arbitrary_code: bool,
@@ -237,6 +241,7 @@ pub fn main() -> ExitCode {
         return crate::mcp::run(crate::mcp::McpOptions {
             transport: m.transport.clone(),
             exposure: m.exposure.clone(),
+            profile: m.profile.clone(),
             project: cli.globals.project.clone().filter(|p| !p.trim().is_empty()),
             port: cli.globals.port.filter(|p| *p != 0),
             timeout_ms: cli.globals.timeout,

@@ -104,7 +104,7 @@ pub fn required(pre: &Preflight, why: Option<&str>) -> Envelope {
         "APPROVAL_REQUIRED",
         format!(
             "{} needs the user's approval. {}Show this to the user; if they approve, repeat the \
-             identical tool_call with approval_token set to data.token within 5 minutes.",
+             identical call with approval_token set to data.token within 5 minutes.",
             summary_line(pre),
             why.map(|w| format!("{w} ")).unwrap_or_default(),
         ),

@@ -14,6 +14,7 @@ use super::catalog_view::CatalogView;
 use super::compact::{find_action, find_tool};
 use super::envelope::{Answer, Envelope};
 use super::link::{EditorLink, connector_error, unavailable};
+use super::native::{self, NativeCall};
 use super::schema_check::{self, Fault};
 use super::task_ext;
 use super::tools::TASK_POLL_NAME;
@@ -73,6 +74,9 @@ pub struct CallContext {
     pub approver: Approver,
     /// The client declared the Tasks extension: a long job returns a task at once.
     pub tasks: bool,
+    /// A native tool call (profile or full exposure): the tool is named exactly, must be in the
+    /// profile, and the call controls come from the arguments.
+    pub native: Option<NativeCall>,
 }
 
 /// Where to report progress while a call waits (the client's `_meta.progressToken`).
@@ -115,8 +119,11 @@ async fn wait_with_progress(
     }
 }
 
-/// Where the arguments came in, for pointers in errors.
-const ARGS: &str = "/arguments";
+/// Where the arguments came in, for pointers in errors: under `arguments` of `tool_call`, at
+/// the top of a native call.
+fn args_pointer(native: bool) -> &'static str {
+    if native { "" } else { "/arguments" }
+}
 
 /// The contract a call is checked against: the resolved action's input schema, or the tool's
 /// when the call names no action (or the tool has none).
@@ -137,6 +144,7 @@ fn validate(
     tool: &ToolEntry,
     action: Option<&ActionEntry>,
     arguments: &Map<String, Value>,
+    native: bool,
 ) -> Option<Envelope> {
     let (key, schema) = validation_schema(tool, action);
     let compiled = view.validators.get(&key, schema);
@@ -157,20 +165,32 @@ fn validate(
     if action.is_some() && !declares_action {
         instance.as_object_mut().expect("object").remove("action");
     }
-    let faults: Vec<Fault> = schema_check::check(validator, schema, &instance, ARGS);
+    let faults: Vec<Fault> =
+        schema_check::check(validator, schema, &instance, args_pointer(native));
     if faults.is_empty() {
         return None;
     }
     let mut env = args::invalid(&tool.name, &faults);
+    let see = if native {
+        "the tool's input schema in tools/list".to_string()
+    } else {
+        format!(
+            "tool_describe {{\"name\":{:?}{}}}",
+            tool.name,
+            action
+                .map(|a| format!(",\"action\":{:?}", a.name))
+                .unwrap_or_default()
+        )
+    };
     env.message = format!(
         "invalid argument at {}: {}. The arguments must match the input schema of {key}; see \
-         tool_describe {{\"name\":{:?}{}}}",
-        faults[0].pointer,
+         {see}",
+        if faults[0].pointer.is_empty() {
+            "/"
+        } else {
+            &faults[0].pointer
+        },
         faults[0].message,
-        tool.name,
-        action
-            .map(|a| format!(",\"action\":{:?}", a.name))
-            .unwrap_or_default()
     );
     Some(env)
 }
@@ -190,7 +210,9 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
         }
         TaskState::Working { .. } => Envelope::ok(
             format!(
-                "still running; poll with tool_call {{\"name\":\"{TASK_POLL_NAME}\",\"arguments\":{{\"task_id\":\"{encoded}\"}}}}"
+                "still running; poll it with the tool \"{TASK_POLL_NAME}\" and arguments \
+                 {{\"task_id\":\"{encoded}\"}} (through tool_call in compact exposure; called \
+                 directly otherwise)"
             ),
             json!({
                 "task_id": encoded,
@@ -222,7 +244,7 @@ impl EditorLink {
     /// Editor answered, shaped.
     async fn call_inner(
         &self,
-        a: CallArgs,
+        mut a: CallArgs,
         allow_arbitrary_code: bool,
         cx: CallContext,
     ) -> Result<Answer, Envelope> {
@@ -230,6 +252,7 @@ impl EditorLink {
             progress,
             approver,
             tasks: tasks_extension,
+            native,
         } = cx;
         let progress = progress.as_ref();
         if a.name == TASK_POLL_NAME {
@@ -237,15 +260,25 @@ impl EditorLink {
         }
         let (client, view) = self.ready_for_call().await?;
         let catalog = view.catalog();
-        let tool = find_tool(catalog, &a.name, allow_arbitrary_code)?;
         let mut arguments = a.arguments.clone();
+        let tool = match &native {
+            None => find_tool(catalog, &a.name, allow_arbitrary_code)?,
+            Some(n) => {
+                let tool = n.resolve(&view, &a.name, allow_arbitrary_code)?;
+                let (op, token) = native::take_controls(tool, &mut arguments)?;
+                a.operation_id = op.or(a.operation_id);
+                a.approval_token = token.or(a.approval_token);
+                tool
+            }
+        };
+        let is_native = native.is_some();
         let action = match arguments.get("action") {
             Some(Value::String(name)) if !tool.actions.is_empty() => {
                 match find_action(tool, name) {
                     Ok(found) => Some(found),
                     Err(mut e) => {
                         if let Some(d) = e.data.as_mut() {
-                            d["pointer"] = json!("/arguments/action");
+                            d["pointer"] = json!(format!("{}/action", args_pointer(is_native)));
                         }
                         return Err(e);
                     }
@@ -256,7 +289,7 @@ impl EditorLink {
         if let Some(act) = action {
             arguments.insert("action".into(), Value::String(act.name.clone()));
         }
-        if let Some(e) = validate(&view, tool, action, &arguments) {
+        if let Some(e) = validate(&view, tool, action, &arguments, is_native) {
             return Err(e);
         }
         let call_policy = policy::resolve_call(catalog, &tool.name, &arguments)
@@ -276,7 +309,7 @@ impl EditorLink {
         let mut operation_id = match a.operation_id.as_deref() {
             Some(raw) => Some(OperationId::parse(raw).map_err(|e| {
                 Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(json!({
-                    "pointer": "/operation_id",
+                    "pointer": format!("/{}", native::OPERATION_ID_ARG),
                     "message": e.to_string(),
                     "expected": "8-128 letters, digits, '_' or '-'"
                 }))
@@ -385,11 +418,15 @@ impl EditorLink {
         if reply.envelope.code.as_deref() == Some("CATALOG_STALE") {
             self.force_refresh(&client).await;
             let mut env = Envelope::from_connector(raw, "catalog stale");
-            env.agent_hint = Some(
+            env.agent_hint = Some(if is_native {
+                "The Editor's tool catalog changed and has been reloaded; read tools/list again \
+                 if it changed, then repeat the call."
+                    .into()
+            } else {
                 "The Editor's tool catalog changed and has been reloaded; check the contract \
                  with tool_describe, then repeat the call."
-                    .into(),
-            );
+                    .into()
+            });
             let mut data = env.data.take().unwrap_or_else(|| json!({}));
             if data.is_object() {
                 data["retryable"] = json!(true);

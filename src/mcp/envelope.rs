@@ -166,31 +166,42 @@ impl Envelope {
     }
 }
 
-/// The output schema of `tool_call` as published: the results module's closed envelope schema
-/// (one source of truth), with its detailed `result` sub-schema (≈1.5 KB: preview, findings…)
-/// reduced to "an object with a status and a reason". It admits exactly the same results, a
-/// little more loosely inside `result`, and `tools/list` stays small: every client pays for it
-/// in tokens on every session. Tests check results against the full schema.
+/// The output schema every tool advertises (`tool_call` and every native tool): the results
+/// module's closed envelope schema (one source of truth) with each property reduced to the
+/// least that still documents it. `success`, `message` and `code` keep their types (clients
+/// branch on them); every other property keeps its name with an unconstrained schema, and
+/// `result` stays "an object".
+///
+/// Why: every client pays for `tools/list` in tokens on every session, and the detailed schema
+/// (≈1.5 KB: preview, findings, patterns…) is documentation the result itself carries. Only
+/// keywords are removed, never properties, `required` or `additionalProperties`, so the
+/// advertised schema admits everything the full one admits (and so every result we build);
+/// tests check results against both.
 pub fn output_schema() -> Value {
-    let mut s = crate::results::envelope_output_schema();
-    if let Some(r) = s.pointer_mut("/properties/result") {
-        *r = serde_json::json!({
-            "type": "object",
-            "description": "Only when the result is not inline: spilled (read result.uri) or withheld (see result.reason, result.next_steps).",
-            "required": ["status", "reason", "byte_size"],
-            "properties": {
-                "status": {"enum": crate::results::STATUSES},
-                "reason": {"enum": crate::results::REASONS},
-                "uri": {"type": "string"}
-            }
-        });
+    compact_of(&crate::results::envelope_output_schema())
+}
+
+/// Properties whose type the advertised schema keeps.
+const TYPED: [&str; 3] = ["success", "message", "code"];
+
+fn compact_of(full: &Value) -> Value {
+    let mut s = full.clone();
+    if let Some(props) = s.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, sub) in props.iter_mut() {
+            let ty = sub.get("type").cloned();
+            *sub = match (name.as_str(), ty) {
+                (n, Some(t)) if TYPED.contains(&n) => serde_json::json!({ "type": t }),
+                ("result", Some(t)) => serde_json::json!({ "type": t }),
+                _ => serde_json::json!({}),
+            };
+        }
     }
     s
 }
 
 /// The output schema of `tool_search` and `tool_describe`: the same closed envelope without the
 /// `result` object, which only shaped Editor results carry. Derived from [`output_schema`] so
-/// the two cannot drift; smaller, because every client pays for `tools/list` in tokens.
+/// the two cannot drift.
 pub fn lookup_output_schema() -> Value {
     let mut s = output_schema();
     if let Some(p) = s.get_mut("properties").and_then(Value::as_object_mut) {
@@ -302,6 +313,27 @@ mod tests {
         assert_eq!(env.data, Some(json!({"extra":true,"data":1})));
         assert_eq!(env.diagnostics.len(), 1);
         assert_fits(&env);
+    }
+
+    /// The advertised schema only drops keywords: same properties, same `required`, same
+    /// closedness, and each property schema keeps at most its `type`.
+    #[test]
+    fn advertised_schema_loosens_the_full_one() {
+        let full = crate::results::envelope_output_schema();
+        let small = output_schema();
+        assert_eq!(small["required"], full["required"]);
+        assert_eq!(small["additionalProperties"], full["additionalProperties"]);
+        assert_eq!(small["type"], full["type"]);
+        let fp = full["properties"].as_object().unwrap();
+        let sp = small["properties"].as_object().unwrap();
+        assert_eq!(fp.keys().collect::<Vec<_>>(), sp.keys().collect::<Vec<_>>());
+        for (k, v) in sp {
+            for (kw, val) in v.as_object().unwrap() {
+                assert_eq!(kw, "type", "{k} keeps only its type");
+                assert_eq!(Some(val), fp[k].get("type"), "{k}");
+            }
+        }
+        assert!(serde_json::to_string(&small).unwrap().len() < 330);
     }
 
     #[test]

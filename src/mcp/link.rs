@@ -13,7 +13,7 @@ use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Selector};
 use crate::results::{InlineCap, ProjectKey, ResultStore, StoreConfig};
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often the watch re-reads the heartbeat.
@@ -48,7 +48,9 @@ pub struct EditorLink {
     cache: CatalogCache,
     /// Bound once an Editor was found; it then follows that project across ports and reloads.
     client: Mutex<Option<ConnectorClient>>,
-    view: RwLock<Option<Arc<CatalogView>>>,
+    /// The published view. A watch channel rather than a lock so the native tool surface can
+    /// react to every publish (list_changed) without polling.
+    view: tokio::sync::watch::Sender<Option<Arc<CatalogView>>>,
     /// One catalog fetch at a time; callers that arrive during a fetch reuse its result.
     refresh: tokio::sync::Mutex<()>,
     /// Approval tokens obtained for the agent in this session (see `call::IssuedTokens`).
@@ -127,8 +129,8 @@ pub fn connector_error(e: &ConnectorError) -> Envelope {
             .with_data(data)
             .with_operation_id(op.clone())
             .with_hint(format!(
-                "Do not change the call. Once the Editor is back, repeat the identical tool_call \
-                 with operation_id {op:?}: the Editor's ledger replays the result if it ran, or \
+                "Do not change the call. Once the Editor is back, repeat the identical call with \
+                 operation_id {op:?}: the Editor's ledger replays the result if it ran, or \
                  reports that it did not."
             ));
     }
@@ -164,7 +166,7 @@ impl EditorLink {
             home,
             timeout: opts.timeout,
             client: Mutex::new(None),
-            view: RwLock::new(None),
+            view: tokio::sync::watch::Sender::new(None),
             refresh: tokio::sync::Mutex::new(()),
             issued: Default::default(),
         }
@@ -188,12 +190,24 @@ impl EditorLink {
         ProjectKey::from_project_id(&id).ok()
     }
 
-    fn current_view(&self) -> Option<Arc<CatalogView>> {
-        self.view.read().expect("view lock").clone()
+    /// The view answers come from right now, without contacting anything.
+    pub fn current_view(&self) -> Option<Arc<CatalogView>> {
+        self.view.borrow().clone()
     }
 
     fn publish(&self, view: Arc<CatalogView>) {
-        *self.view.write().expect("view lock") = Some(view);
+        self.view.send_replace(Some(view));
+    }
+
+    /// Every later publish of a view (a refresh, a cache fallback), for the tool surface.
+    pub fn subscribe_views(&self) -> tokio::sync::watch::Receiver<Option<Arc<CatalogView>>> {
+        self.view.subscribe()
+    }
+
+    /// Whether a catalog fetch is running right now (native calls answer `CATALOG_STALE`
+    /// instead of waiting on a contract that is being replaced).
+    pub fn refreshing(&self) -> bool {
+        self.refresh.try_lock().is_err()
     }
 
     fn client(&self) -> Option<ConnectorClient> {

@@ -1,12 +1,16 @@
 //! The MCP server: a default-off stdio server with compact exposure (three tools over the
-//! Editor's live catalog). The only module that knows MCP and JSON-RPC.
+//! Editor's live catalog) or native exposure (profile, full: one MCP tool per catalog tool).
+//! The only module that knows MCP and JSON-RPC.
 //!
 //! # Layout
 //! - [`run`]: the gate (`HERA_MCP_ENABLED`), option checks, the runtime, prompt exit on EOF.
 //! - `server`: the rmcp handler (identity, tools/list, dispatch, JSON-RPC errors).
 //! - `transport`: stdio line framing with JSON-RPC errors for malformed lines, the early
 //!   notification guard and the EOF signal.
-//! - `tools`, `envelope`: the published tool definitions and the one result shape.
+//! - `exposure`: compact or native, and which profile (resolved once at startup).
+//! - `tools`, `envelope`: the compact tool definitions and the one result shape.
+//! - `native`: native tool definitions from catalog entries (schemas, annotations, refusals).
+//! - `surface`: the published list: its lifecycle, paging and `tools/list_changed`.
 //! - `args`, `schema_check`: strict decoding and JSON-Schema validation with pointers.
 //! - `compact`: tool_search and tool_describe over a catalog view.
 //! - `link`: the lazily connected Editor: cached/live catalog, heartbeat watch, tool_call.
@@ -25,15 +29,20 @@ mod call;
 mod catalog_view;
 mod compact;
 mod envelope;
+mod exposure;
 mod link;
+mod native;
 mod schema_check;
 mod server;
+mod surface;
 mod task_ext;
 mod tools;
 mod transport;
 
 pub use envelope::{Envelope, output_schema};
-pub use tools::{APPROVAL_META_KEY, INSTRUCTIONS, TASK_POLL_NAME};
+pub use exposure::{DEFAULT_PROFILE, Exposure};
+pub use surface::DEFAULT_PAGE_SIZE;
+pub use tools::{APPROVAL_META_KEY, INSTRUCTIONS, NATIVE_INSTRUCTIONS, TASK_POLL_NAME};
 
 use rmcp::ServiceExt;
 use std::process::ExitCode;
@@ -47,6 +56,8 @@ pub struct McpOptions {
     pub transport: String,
     /// `--exposure`; `None` falls back to `HERA_MCP_EXPOSURE`, then `compact`.
     pub exposure: Option<String>,
+    /// `--profile`; `None` falls back to `HERA_MCP_PROFILE`, then `core`.
+    pub profile: Option<String>,
     /// Global `--project` (`HERA_AGENT_PROJECT`).
     pub project: Option<String>,
     /// Global `--port` (`HERA_AGENT_PORT`).
@@ -99,41 +110,31 @@ pub fn run(opts: McpOptions) -> ExitCode {
             "unsupported MCP transport {transport:?}; only stdio is available (--transport stdio)"
         ));
     }
-    let exposure = opts
-        .exposure
-        .clone()
-        .filter(|e| !e.trim().is_empty())
-        .or_else(|| {
-            std::env::var("HERA_MCP_EXPOSURE")
-                .ok()
-                .filter(|e| !e.trim().is_empty())
-        })
-        .unwrap_or_else(|| "compact".into())
-        .trim()
-        .to_ascii_lowercase();
-    match exposure.as_str() {
-        "compact" => {}
-        "profile" | "full" => {
-            return refuse(&format!(
-                "MCP exposure {exposure:?} is not implemented in this build yet; use \
-                 --exposure compact (the default), which reaches every tool through \
-                 tool_search, tool_describe and tool_call"
-            ));
-        }
-        other => {
-            return refuse(&format!(
-                "unsupported MCP exposure {other:?}; use compact (default), profile or full"
-            ));
-        }
-    }
+    let allow_arbitrary_code =
+        opts.allow_arbitrary_code || env_flag("HERA_MCP_ALLOW_ARBITRARY_CODE");
+    let from_env = |flag: &Option<String>, var: &str| {
+        flag.clone()
+            .filter(|e| !e.trim().is_empty())
+            .or_else(|| std::env::var(var).ok())
+    };
+    let exposure = match exposure::resolve(
+        from_env(&opts.exposure, "HERA_MCP_EXPOSURE").as_deref(),
+        from_env(&opts.profile, "HERA_MCP_PROFILE").as_deref(),
+        allow_arbitrary_code,
+    ) {
+        Ok(e) => e,
+        Err(e) => return refuse(&e),
+    };
+    let page_size = match page_size_from_env() {
+        Ok(n) => n,
+        Err(e) => return refuse(&e),
+    };
     let timeout_ms = opts.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     if timeout_ms == 0 {
         return refuse(
             "the MCP timeout must be greater than zero (--timeout / HERA_AGENT_TIMEOUT_MS)",
         );
     }
-    let allow_arbitrary_code =
-        opts.allow_arbitrary_code || env_flag("HERA_MCP_ALLOW_ARBITRARY_CODE");
     let inline_cap = match crate::results::InlineCap::from_env() {
         Ok(c) => c,
         Err(e) => return refuse(&e.to_string()),
@@ -160,7 +161,7 @@ pub fn run(opts: McpOptions) -> ExitCode {
         inline_cap,
         store,
     };
-    let code = runtime.block_on(serve(link_opts, allow_arbitrary_code));
+    let code = runtime.block_on(serve(link_opts, exposure, allow_arbitrary_code, page_size));
     // Whatever is still running (a handler waiting on the Editor, the heartbeat watch, the
     // stdin reader thread) must not keep the process alive.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -178,10 +179,39 @@ fn init_tracing() {
         .try_init();
 }
 
-async fn serve(link_opts: link::LinkOptions, allow_arbitrary_code: bool) -> ExitCode {
+/// `HERA_MCP_PAGE_SIZE`: tools per `tools/list` page (1..=1000); absent or empty means
+/// [`DEFAULT_PAGE_SIZE`].
+fn page_size_from_env() -> Result<usize, String> {
+    match std::env::var("HERA_MCP_PAGE_SIZE") {
+        Err(_) => Ok(DEFAULT_PAGE_SIZE),
+        Ok(v) if v.trim().is_empty() => Ok(DEFAULT_PAGE_SIZE),
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=surface::MAX_PAGE_SIZE).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "HERA_MCP_PAGE_SIZE must be a whole number from 1 to {} (tools per \
+                     tools/list page), not {v:?}",
+                    surface::MAX_PAGE_SIZE
+                )
+            }),
+    }
+}
+
+async fn serve(
+    link_opts: link::LinkOptions,
+    exposure: Exposure,
+    allow_arbitrary_code: bool,
+    page_size: usize,
+) -> ExitCode {
     let link = Arc::new(link::EditorLink::new(link_opts));
     let watch = link.clone().start_watch();
-    let server = server::HeraServer::new(link, allow_arbitrary_code);
+    let native = exposure.is_native();
+    let surface = surface::ToolSurface::new(exposure, allow_arbitrary_code, page_size);
+    let follow = native.then(|| surface.clone().follow(link.clone()));
+    let server = server::HeraServer::new(link, surface, allow_arbitrary_code);
     let eof = Arc::new(tokio::sync::Notify::new());
     let (stdin, stdout) = rmcp::transport::stdio();
     let transport = transport::LineTransport::new(stdin, stdout, eof.clone());
@@ -208,5 +238,8 @@ async fn serve(link_opts: link::LinkOptions, allow_arbitrary_code: bool) -> Exit
         }
     };
     watch.abort();
+    if let Some(f) = follow {
+        f.abort();
+    }
     code
 }

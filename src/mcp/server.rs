@@ -1,22 +1,28 @@
-//! The rmcp handler: identity, capabilities, the fixed compact tool list, dispatch of the three
-//! tools, and correct JSON-RPC errors for everything else.
+//! The rmcp handler: identity, capabilities, the tool list (see `surface`), dispatch of the
+//! compact tools or of native tools, and correct JSON-RPC errors for everything else.
 
 use super::approval::Approver;
-use super::args;
+use super::args::{self, CallArgs};
 use super::call::{CallContext, Progress};
 use super::compact;
 use super::envelope::Answer;
 use super::link::EditorLink;
-use super::tools::{self, APPROVAL_META_KEY, INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH};
+use super::native::{self, NativeCall};
+use super::surface::ToolSurface;
+use super::tools::{
+    APPROVAL_META_KEY, INSTRUCTIONS, NATIVE_INSTRUCTIONS, TASK_POLL_NAME, TOOL_CALL, TOOL_DESCRIBE,
+    TOOL_SEARCH,
+};
 use crate::results::{JSON_MIME, StoreError, URI_TEMPLATE};
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
     ErrorCode, GetTaskParams, GetTaskResult, Implementation, InitializeResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool, UpdateTaskParams,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::json;
 use std::sync::Arc;
@@ -25,7 +31,7 @@ pub const SERVER_NAME: &str = "hera-agent-unity";
 
 /// Methods this server implements. When rmcp cannot parse their params it hands them to
 /// `on_custom_request` (rmcp-guide pitfall 3); they get -32602, not -32601.
-const KNOWN_METHODS: [&str; 11] = [
+const KNOWN_METHODS: [&str; 12] = [
     "initialize",
     "ping",
     "server/discover",
@@ -37,23 +43,127 @@ const KNOWN_METHODS: [&str; 11] = [
     "tasks/get",
     "tasks/cancel",
     "tasks/update",
+    "subscriptions/listen",
 ];
 
 #[derive(Clone)]
 pub struct HeraServer {
     link: Arc<EditorLink>,
-    tools: Arc<Vec<Tool>>,
+    surface: Arc<ToolSurface>,
     allow_arbitrary_code: bool,
 }
 
 impl HeraServer {
-    pub fn new(link: Arc<EditorLink>, allow_arbitrary_code: bool) -> Self {
+    pub fn new(
+        link: Arc<EditorLink>,
+        surface: Arc<ToolSurface>,
+        allow_arbitrary_code: bool,
+    ) -> Self {
         HeraServer {
             link,
-            tools: Arc::new(tools::compact_tools()),
+            surface,
             allow_arbitrary_code,
         }
     }
+
+    /// Runs a call through the shared pipeline (compact `tool_call` and native tools alike),
+    /// stopping when the client cancels the request.
+    async fn run_call(
+        &self,
+        mut a: CallArgs,
+        native: Option<NativeCall>,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Answer, ErrorData> {
+        if a.approval_token.is_none() {
+            a.approval_token = approval_from_meta(ctx);
+        }
+        let progress = ctx.meta.get_progress_token().map(|token| Progress {
+            peer: ctx.peer.clone(),
+            token,
+        });
+        let cx = CallContext {
+            progress,
+            approver: approver_for(ctx, request),
+            tasks: ctx
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks()),
+            native,
+        };
+        // A cancelled request gets no response (rmcp drops it); stop working on it too.
+        tokio::select! {
+            env = self.link.call(a, self.allow_arbitrary_code, cx) => Ok(env),
+            _ = ctx.ct.cancelled() => Err(ErrorData::internal_error("request cancelled", None)),
+        }
+    }
+
+    /// A native tool call: the name as published (or namespaced, as older clients send it).
+    async fn call_native(
+        &self,
+        profile: &str,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Answer, ErrorData> {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let view = self.link.current_view();
+        let known = |n: &str| {
+            self.surface.was_published(n)
+                || view
+                    .as_ref()
+                    .is_some_and(|v| v.catalog().tools.iter().any(|t| t.name == n))
+        };
+        let name = native_name(&request.name, known);
+        if name == TASK_POLL_NAME {
+            let a = CallArgs {
+                name,
+                arguments,
+                operation_id: None,
+                approval_token: None,
+            };
+            return self.run_call(a, None, request, ctx).await;
+        }
+        if view.is_some() && !known(&name) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {name:?}; tools/list has this server's tools"),
+                None,
+            ));
+        }
+        if self.link.refreshing() {
+            return Ok(native::catalog_stale(
+                &name,
+                "the Unity Editor's tool catalog is being reloaded",
+            )
+            .into());
+        }
+        let a = CallArgs {
+            name,
+            arguments,
+            operation_id: None,
+            approval_token: None,
+        };
+        let native = NativeCall {
+            profile: profile.to_string(),
+            before: view,
+        };
+        self.run_call(a, Some(native), request, ctx).await
+    }
+}
+
+/// A native tool's name as a client sent it: exact, or with a namespace prefix some older
+/// clients add (`hera__scene`, `hera.scene`, `hera/scene`) when the bare name is known.
+fn native_name(sent: &str, known: impl Fn(&str) -> bool) -> String {
+    if sent == TASK_POLL_NAME || known(sent) {
+        return sent.to_string();
+    }
+    for sep in ["__", ".", "/"] {
+        if let Some((_, bare)) = sent.rsplit_once(sep)
+            && !bare.is_empty()
+            && (bare == TASK_POLL_NAME || known(bare))
+        {
+            return bare.to_string();
+        }
+    }
+    sent.to_string()
 }
 
 /// Accepts our tool names as clients send them, including namespaced forms some older clients
@@ -106,23 +216,64 @@ impl ServerHandler for HeraServer {
         identity.title = Some("Hera Agent Unity".into());
         identity.description =
             Some("Unity Editor tools for agents, over the AgentConnector".into());
-        InitializeResult::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .enable_tasks()
-                .build(),
-        )
-        .with_server_info(identity)
-        .with_instructions(INSTRUCTIONS)
+        let native = self.surface.exposure().is_native();
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_tasks()
+            .build();
+        // Only native lists change; compact's three tools are fixed.
+        if native && let Some(t) = capabilities.tools.as_mut() {
+            t.list_changed = Some(true);
+        }
+        InitializeResult::new(capabilities)
+            .with_server_info(identity)
+            .with_instructions(if native {
+                NATIVE_INSTRUCTIONS
+            } else {
+                INSTRUCTIONS
+            })
+    }
+
+    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        // A legacy session: list changes reach it as unsolicited notifications.
+        if self.surface.exposure().is_native() {
+            self.surface.set_legacy_peer(ctx.peer.clone());
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.surface.accept_listener()
+    }
+
+    async fn listen(&self, ctx: SubscriptionContext) -> Result<(), ErrorData> {
+        self.surface.listen(ctx).await
     }
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+        let cursor = request.and_then(|r| r.cursor);
+        let view = if self.surface.exposure().is_native() {
+            // Bounded: a live catalog when the Editor answers soon, else the cached one, else
+            // none (an empty list at once; list_changed follows when the Editor appears).
+            self.link.view_for_reading().await.ok()
+        } else {
+            None
+        };
+        let list = self.surface.list_for(view.as_deref());
+        self.surface.adopt(&list);
+        if let Some(r) = &list.refusal {
+            let mut data = r.data.clone();
+            data["code"] = json!(r.code);
+            return Err(ErrorData::internal_error(r.message.clone(), Some(data)));
+        }
+        self.surface.page(&list, cursor.as_deref())
     }
 
     async fn call_tool(
@@ -130,6 +281,13 @@ impl ServerHandler for HeraServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(profile) = self.surface.exposure().profile() {
+            let profile = profile.to_string();
+            return Ok(self
+                .call_native(&profile, &request, &ctx)
+                .await?
+                .into_response());
+        }
         let Some(tool) = canonical_tool_name(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -156,27 +314,7 @@ impl ServerHandler for HeraServer {
             },
             _ => match args::call(&request.arguments) {
                 Err(e) => e.into(),
-                Ok(mut a) => {
-                    if a.approval_token.is_none() {
-                        a.approval_token = approval_from_meta(&ctx);
-                    }
-                    let progress = ctx.meta.get_progress_token().map(|token| Progress {
-                        peer: ctx.peer.clone(),
-                        token,
-                    });
-                    let cx = CallContext {
-                        progress,
-                        approver: approver_for(&ctx, &request),
-                        tasks: ctx
-                            .client_capabilities()
-                            .is_some_and(|c| c.supports_tasks()),
-                    };
-                    // A cancelled request gets no response (rmcp drops it); stop working on it too.
-                    tokio::select! {
-                        env = self.link.call(a, self.allow_arbitrary_code, cx) => env,
-                        _ = ctx.ct.cancelled() => return Err(ErrorData::internal_error("request cancelled", None)),
-                    }
-                }
+                Ok(a) => self.run_call(a, None, &request, &ctx).await?,
             },
         };
         Ok(envelope.into_response())
@@ -317,5 +455,15 @@ mod tests {
         );
         assert_eq!(canonical_tool_name("xtool_search"), None);
         assert_eq!(canonical_tool_name("scene"), None);
+    }
+
+    #[test]
+    fn native_names_accept_namespaces_of_known_tools() {
+        let known = |n: &str| n == "scene";
+        assert_eq!(native_name("scene", known), "scene");
+        assert_eq!(native_name("hera__scene", known), "scene");
+        assert_eq!(native_name("hera.scene", known), "scene");
+        assert_eq!(native_name("hera__bogus", known), "hera__bogus");
+        assert_eq!(native_name("hera.task", known), "hera.task");
     }
 }

@@ -32,6 +32,16 @@ then repeat the identical call with approval_token. data.retryable=true: retry a
 data.retry_after_ms. A pending task (data.task_id) is polled with tool_call {name:\"hera.task\", \
 arguments:{task_id}}.";
 
+/// The instructions of profile and full exposure, where each Editor tool is its own MCP tool.
+pub const NATIVE_INSTRUCTIONS: &str = "Unity Editor tools, one MCP tool per Editor tool. \
+Multi-action tools take \"action\"; arguments must match the tool's input schema. Errors carry a \
+code and say how to fix the call. APPROVAL_REQUIRED: show the summary to the user; if they \
+approve, repeat the identical call with approval_token set to data.token. data.retryable=true: \
+retry after data.retry_after_ms. The list follows the Editor's catalog (tools/list_changed) and \
+is empty until the Editor has been reached once.";
+
+/// One compact tool. `annotations.title` is left out: the tool's own `title` says the same
+/// (2025-06-18 clients read that), and every byte here is paid on every session.
 fn tool(name: &str, title: &str, description: &str, input: Value, read_only: bool) -> Tool {
     let def = json!({
         "name": name,
@@ -40,7 +50,6 @@ fn tool(name: &str, title: &str, description: &str, input: Value, read_only: boo
         "inputSchema": input,
         "outputSchema": if read_only { lookup_output_schema() } else { output_schema() },
         "annotations": {
-            "title": title,
             "readOnlyHint": read_only,
             "destructiveHint": !read_only,
             "idempotentHint": read_only,
@@ -51,23 +60,25 @@ fn tool(name: &str, title: &str, description: &str, input: Value, read_only: boo
 }
 
 /// `tools/list` in compact exposure, sorted by name.
+///
+/// Descriptions are short on purpose: the workflow is taught once, in [`INSTRUCTIONS`], and
+/// the details (schemas, safety) come from tool_describe when they are needed.
 pub fn compact_tools() -> Vec<Tool> {
     vec![
         tool(
             TOOL_CALL,
             "Tool Call",
-            "Validate, authorize and run one Unity tool action. Arguments must match the \
-             action's input schema from tool_describe. If approval is required, repeat the \
-             identical call with approval_token (or _meta \"hera/approval_token\"). Poll a \
-             pending task with name \"hera.task\" and arguments {task_id}.",
+            "Run a Unity tool; arguments must match tool_describe's input schema. On \
+             APPROVAL_REQUIRED ask the user, then repeat the call with approval_token. Poll a \
+             task: name \"hera.task\", arguments {task_id}.",
             json!({
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
-                    "name": {"type": "string", "minLength": 1, "description": "Tool name (or alias) from tool_search."},
-                    "arguments": {"type": "object", "description": "The tool's arguments, including \"action\". Default {}."},
-                    "operation_id": {"type": "string", "minLength": 8, "maxLength": 128, "description": "Reuse to retry the same operation safely; generated when absent."},
-                    "approval_token": {"type": "string", "minLength": 1, "description": "Token from an APPROVAL_REQUIRED result, after the user approved."}
+                    "name": {"type": "string", "minLength": 1},
+                    "arguments": {"type": "object"},
+                    "operation_id": {"type": "string", "minLength": 8, "maxLength": 128},
+                    "approval_token": {"type": "string", "minLength": 1}
                 },
                 "required": ["name"]
             }),
@@ -76,8 +87,7 @@ pub fn compact_tools() -> Vec<Tool> {
         tool(
             TOOL_DESCRIBE,
             "Tool Describe",
-            "Describe one Unity tool: its actions and safety, or with action, that action's \
-             full input schema, output schema and safety.",
+            "A Unity tool's actions and safety; with action, its input schema.",
             json!({
                 "type": "object",
                 "additionalProperties": false,
@@ -92,15 +102,14 @@ pub fn compact_tools() -> Vec<Tool> {
         tool(
             TOOL_SEARCH,
             "Tool Search",
-            "Search the Unity Editor's tools and actions by task words. Returns tool names, \
-             matching actions and compact safety, never schemas.",
+            "Find Unity Editor tools and actions by task words.",
             json!({
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
                     "query": {"type": "string", "minLength": 1},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT, "description": "Default 5."},
-                    "profile": {"type": "string", "description": "Only tools in this profile, e.g. scene, assets, testing."}
+                    "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT},
+                    "profile": {"type": "string"}
                 },
                 "required": ["query"]
             }),
@@ -130,9 +139,12 @@ mod tests {
         }
     }
 
+    /// The Go adapter's compact list is 2,505 bytes; ours must stay below it.
     #[test]
     fn list_stays_small() {
-        let bytes = serde_json::to_string(&compact_tools()).unwrap().len();
-        assert!(bytes < 4096, "compact tools/list grew to {bytes} bytes");
+        let bytes = serde_json::to_string(&json!({ "tools": compact_tools() }))
+            .unwrap()
+            .len();
+        assert!(bytes < 2505, "compact tools/list grew to {bytes} bytes");
     }
 }
