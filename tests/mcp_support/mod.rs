@@ -203,6 +203,33 @@ impl McpProc {
         }
     }
 
+    /// Waits (up to `bound`) for a notification `method`, taking it out of the ones already
+    /// seen first; other messages are kept for later waits. `None` when none arrived.
+    pub fn wait_notification(&mut self, method: &str, bound: Duration) -> Option<Value> {
+        if let Some(i) = self
+            .notifications
+            .iter()
+            .position(|v| v["method"] == method)
+        {
+            return Some(self.notifications.remove(i));
+        }
+        let deadline = Instant::now() + bound;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if v["method"] == method && v.get("id").is_none() => return Some(v),
+                Ok(v) if v.get("id").is_none() => self.notifications.push(v),
+                Ok(v) => self.pending.push_back(v),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Forgets the notifications seen so far (to wait for a later one).
+    pub fn clear_notifications(&mut self) {
+        self.notifications.clear();
+    }
+
     /// Sends a request without waiting; returns its id.
     pub fn send_request(&mut self, method: &str, params: Value) -> Value {
         let id = json!(self.next_id);

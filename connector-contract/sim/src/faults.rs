@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub enum Fault {
     /// Finish the command (handler ran, ledger committed) and hold the Editor's main thread
     /// (the command lock) for `ms` before writing the response: client timeouts, lock waits.
+    /// Armed with `FaultMatch::tool("list")`, it delays the catalog fetch instead.
     Delay { ms: u64, times: u32 },
     /// Reach `running` and never finish: the handler is an awaited task that never completes,
     /// so the command lock is released but the record stays `running` (a retry with the same

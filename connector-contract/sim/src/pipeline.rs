@@ -427,6 +427,13 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         return stop.answer(started);
     }
     if command == "list" {
+        // Only a fault armed with `FaultMatch::tool("list")` reaches here (default matchers
+        // never select `list`): a catalog fetch that is slow or never answers.
+        match c.take_fault(FaultKind::Execution, "/command", Some("list")) {
+            Some(Fault::Delay { ms, .. }) => tokio::time::sleep(Duration::from_millis(ms)).await,
+            Some(Fault::Hang { .. }) => return Answer::Hang,
+            _ => {}
+        }
         return Stop::Timed(crate::list::answer(c, &params)).answer(started);
     }
     let resolved = match resolve(c, &command, &params) {
