@@ -519,10 +519,13 @@ fn calls_during_a_catalog_refresh_answer_catalog_stale() {
     let list = p.ok("tools/list", json!({}));
     assert_eq!(names(&list).len(), 8);
 
-    // The next catalog fetch takes 6 s; a reload makes the watch start one.
+    // The next catalog fetch takes 10 s; a reload makes the watch start one.
     sim.inject_matching(
         FaultMatch::tool("list"),
-        Fault::Delay { ms: 6000, times: 1 },
+        Fault::Delay {
+            ms: 10_000,
+            times: 1,
+        },
     );
     let before = sim.requests_seen("/command");
     quick_reload(&sim);

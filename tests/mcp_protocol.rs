@@ -260,17 +260,17 @@ fn compact_tools_are_truthful_and_need_no_editor() {
             json!({"name":"scene","arguments":"info"}),
             "/arguments",
         ),
-        (
-            "tool_call",
-            json!({"name":"scene","operation_id":"short"}),
-            "/operation_id",
-        ),
     ] {
         let s = p.call_structured(tool, args.clone());
         assert_eq!(s["code"], "INVALID_ARGUMENT", "{tool} {args}");
         assert_eq!(s["data"]["pointer"], pointer, "{tool} {args}: {s}");
         assert_fits_output_schema(&list, tool, &s);
     }
+    // A malformed operation id has its own code (the anchor's bar), still with a pointer.
+    let s = p.call_structured("tool_call", json!({"name":"scene","operation_id":"short"}));
+    assert_eq!(s["code"], "INVALID_OPERATION_ID", "{s}");
+    assert_eq!(s["data"]["pointer"], "/operation_id", "{s}");
+    assert_fits_output_schema(&list, "tool_call", &s);
 }
 
 #[test]

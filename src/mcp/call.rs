@@ -195,6 +195,17 @@ fn validate(
     Some(env)
 }
 
+/// A caller-supplied operation id, or `INVALID_OPERATION_ID` pointing at it.
+fn parse_operation_id(raw: &str) -> Result<OperationId, Envelope> {
+    OperationId::parse(raw).map_err(|e| {
+        Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(json!({
+            "pointer": format!("/{}", native::OPERATION_ID_ARG),
+            "message": e.to_string(),
+            "expected": "8-128 letters, digits, '_' or '-'"
+        }))
+    })
+}
+
 fn task_not_found(raw: &str) -> ErrorData {
     ErrorData::invalid_params(
         "task not found: no pending or finished job of this project matches it",
@@ -258,6 +269,13 @@ impl EditorLink {
         if a.name == TASK_POLL_NAME {
             return self.poll_task(&a, progress).await;
         }
+        // A malformed operation id is the caller's fault whatever the Editor's state: refuse it
+        // before looking for the Editor (native calls carry theirs in the arguments; below).
+        let mut client_op = a
+            .operation_id
+            .as_deref()
+            .map(parse_operation_id)
+            .transpose()?;
         let (client, view) = self.ready_for_call().await?;
         let catalog = view.catalog();
         let mut arguments = a.arguments.clone();
@@ -266,7 +284,10 @@ impl EditorLink {
             Some(n) => {
                 let tool = n.resolve(&view, &a.name, allow_arbitrary_code)?;
                 let (op, token) = native::take_controls(tool, &mut arguments)?;
-                a.operation_id = op.or(a.operation_id);
+                if let Some(raw) = op {
+                    client_op = Some(parse_operation_id(&raw)?);
+                    a.operation_id = Some(raw);
+                }
                 a.approval_token = token.or(a.approval_token);
                 tool
             }
@@ -306,14 +327,8 @@ impl EditorLink {
                 ),
             ));
         }
-        let mut operation_id = match a.operation_id.as_deref() {
-            Some(raw) => Some(OperationId::parse(raw).map_err(|e| {
-                Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(json!({
-                    "pointer": format!("/{}", native::OPERATION_ID_ARG),
-                    "message": e.to_string(),
-                    "expected": "8-128 letters, digits, '_' or '-'"
-                }))
-            })?),
+        let mut operation_id = match client_op {
+            Some(op) => Some(op),
             None if call_policy.uses_ledger() => Some(OperationId::generate()),
             None => None,
         };

@@ -13,6 +13,7 @@ use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Selector};
 use crate::results::{InlineCap, ProjectKey, ResultStore, StoreConfig};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,15 @@ pub struct LinkOptions {
     pub store: StoreConfig,
 }
 
+/// Decrements the load counter when dropped.
+struct Loading<'a>(&'a AtomicUsize);
+
+impl Drop for Loading<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// What the heartbeat files say about our Editor right now.
 enum Presence {
     /// An active heartbeat (possibly not listening, reloading, compiling…).
@@ -53,6 +63,9 @@ pub struct EditorLink {
     view: tokio::sync::watch::Sender<Option<Arc<CatalogView>>>,
     /// One catalog fetch at a time; callers that arrive during a fetch reuse its result.
     refresh: tokio::sync::Mutex<()>,
+    /// Catalog loads under way (0 or 1). Not the lock's state: a waiter that has been handed
+    /// the lock but not yet run would look like a fetch.
+    loading: AtomicUsize,
     /// Approval tokens obtained for the agent in this session (see `call::IssuedTokens`).
     pub(super) issued: super::call::IssuedTokens,
     /// Spilled results of this user (`hera-result://` resources).
@@ -168,6 +181,7 @@ impl EditorLink {
             client: Mutex::new(None),
             view: tokio::sync::watch::Sender::new(None),
             refresh: tokio::sync::Mutex::new(()),
+            loading: AtomicUsize::new(0),
             issued: Default::default(),
         }
     }
@@ -204,10 +218,17 @@ impl EditorLink {
         self.view.subscribe()
     }
 
-    /// Whether a catalog fetch is running right now (native calls answer `CATALOG_STALE`
+    /// Whether a catalog load is running right now (native calls answer `CATALOG_STALE`
     /// instead of waiting on a contract that is being replaced).
     pub fn refreshing(&self) -> bool {
-        self.refresh.try_lock().is_err()
+        self.loading.load(Ordering::SeqCst) > 0
+    }
+
+    /// Marks a catalog load until the returned guard drops (also when the load's future is
+    /// dropped by a timeout).
+    fn loading(&self) -> Loading<'_> {
+        self.loading.fetch_add(1, Ordering::SeqCst);
+        Loading(&self.loading)
     }
 
     fn client(&self) -> Option<ConnectorClient> {
@@ -329,6 +350,8 @@ impl EditorLink {
                 c
             }
         };
+        let loading = self.loading();
+        tracing::debug!(epoch = ?instance.domain_epoch(), "loading the tool catalog");
         let snapshot = catalog::load(&client, Some(&self.cache)).await?;
         let view = Self::view_of(snapshot, Some(&client.instance()));
         tracing::info!(
@@ -336,6 +359,9 @@ impl EditorLink {
             domain_epoch = view.snapshot.domain_epoch(),
             "tool catalog loaded"
         );
+        // Done loading before anyone can see the new view, so a call that reacts to it (say,
+        // after the list_changed it causes) never finds a load under way.
+        drop(loading);
         self.publish(view.clone());
         Ok(view)
     }
@@ -347,11 +373,13 @@ impl EditorLink {
         client: &ConnectorClient,
     ) -> Result<Arc<CatalogView>, ConnectorError> {
         let _guard = self.refresh.lock().await;
+        let loading = self.loading();
         let snapshot = catalog::load(client, None).await?;
         if let Err(e) = self.cache.store(&snapshot) {
             tracing::warn!("could not cache the tool catalog: {e}");
         }
         let view = Self::view_of(snapshot, Some(&client.instance()));
+        drop(loading);
         self.publish(view.clone());
         Ok(view)
     }

@@ -153,8 +153,8 @@ fn input_schema(tool: &ToolEntry) -> Value {
             if c.operation_id {
                 props.insert(
                     OPERATION_ID_ARG.into(),
-                    json!({"type": "string", "minLength": 8, "maxLength": 128,
-                        "description": "Reuse to repeat an operation safely (e.g. after OPERATION_OUTCOME_UNKNOWN); generated when absent."}),
+                    json!({"type": "string",
+                        "description": "8-128 letters, digits, _ or -. Reuse to repeat an operation safely (e.g. after OPERATION_OUTCOME_UNKNOWN); generated when absent."}),
                 );
             }
         }

@@ -261,13 +261,17 @@ impl ServerHandler for HeraServer {
         let cursor = request.and_then(|r| r.cursor);
         let view = if self.surface.exposure().is_native() {
             // Bounded: a live catalog when the Editor answers soon, else the cached one, else
-            // none (an empty list at once; list_changed follows when the Editor appears).
-            self.link.view_for_reading().await.ok()
+            // none (an empty list at once; list_changed follows when the Editor appears). The
+            // newest published view wins, so the client never gets a list older than the one
+            // a concurrent refresh has just announced.
+            let read = self.link.view_for_reading().await.ok();
+            self.link.current_view().or(read)
         } else {
             None
         };
         let list = self.surface.list_for(view.as_deref());
         self.surface.adopt(&list);
+        self.surface.give(&list);
         if let Some(r) = &list.refusal {
             let mut data = r.data.clone();
             data["code"] = json!(r.code);

@@ -7,8 +7,8 @@
 //!   with a `notifications/tools/list_changed`. (The instructions say so.)
 //! - **A cached catalog**: the list comes from it at once, before any Editor is reached.
 //! - **Catalog changes** (a new domain epoch with another catalog hash, or a `CATALOG_STALE`
-//!   refetch): every publish of a view is compared with the list last published; when a
-//!   definition differs, clients are told: legacy sessions by an unsolicited
+//!   refetch): every publish of a view is compared with the list the client last received;
+//!   when it differs, the client is told: legacy sessions by an unsolicited
 //!   `notifications/tools/list_changed`, 2026-07-28 sessions on their `subscriptions/listen`
 //!   stream. The stream's change receiver is taken *before* the SDK sends the subscription
 //!   acknowledgement (rmcp-guide §8, pitfall 8), so no change between ack and `listen` is lost.
@@ -85,8 +85,11 @@ pub struct ToolSurface {
     compact: Arc<Listed>,
     /// The native list of the last catalog seen, keyed by what it depends on.
     memo: Mutex<Option<(String, Arc<Listed>)>>,
-    /// The list clients were last given or told about.
+    /// The list of the newest catalog seen.
     current: Mutex<Option<Arc<Listed>>>,
+    /// The fingerprint of the list the client last received from `tools/list`: a change is
+    /// announced only when the client holds a list that differs from the current one.
+    given: Mutex<Option<String>>,
     /// Every native name published in this process: calling one that has gone is a tool
     /// error (TOOL_NOT_FOUND), not a protocol error.
     published: Mutex<BTreeSet<String>>,
@@ -105,6 +108,7 @@ impl ToolSurface {
             compact: Arc::new(Listed::new(compact_tools(), None)),
             memo: Mutex::new(None),
             current: Mutex::new(None),
+            given: Mutex::new(None),
             published: Mutex::new(BTreeSet::new()),
             legacy_peer: Mutex::new(None),
             changes: broadcast::channel(16).0,
@@ -151,8 +155,8 @@ impl ToolSurface {
         listed
     }
 
-    /// Makes `list` the current one; `true` when it differs from the previous one (clients
-    /// must be told). Logs refusals and empty profiles when they start.
+    /// Makes `list` the current one; `true` when it differs from the previous one. Logs
+    /// refusals and list changes when they start.
     pub fn adopt(&self, list: &Arc<Listed>) -> bool {
         let mut current = self.current.lock().expect("current lock");
         if current
@@ -176,6 +180,20 @@ impl ToolSurface {
             .extend(list.tools.iter().map(|t| t.name.to_string()));
         *current = Some(list.clone());
         true
+    }
+
+    /// Records that the client received `list` (from `tools/list`).
+    pub fn give(&self, list: &Listed) {
+        *self.given.lock().expect("given lock") = Some(list.fingerprint.clone());
+    }
+
+    /// Whether the client holds a list other than `list` (and so must be told it changed).
+    fn client_is_behind(&self, list: &Listed) -> bool {
+        self.given
+            .lock()
+            .expect("given lock")
+            .as_ref()
+            .is_some_and(|g| *g != list.fingerprint)
     }
 
     /// Whether `name` was ever published by this process.
@@ -236,7 +254,7 @@ impl ToolSurface {
             while views.changed().await.is_ok() {
                 let view = views.borrow_and_update().clone();
                 let list = self.list_for(view.as_deref());
-                if self.adopt(&list) {
+                if self.adopt(&list) && self.client_is_behind(&list) {
                     self.announce().await;
                 }
             }
@@ -328,7 +346,13 @@ mod tests {
         assert!(s.adopt(&a));
         assert!(!s.adopt(&Arc::new(Listed::new(compact_tools(), None))));
         assert!(s.was_published("tool_call"));
-        assert!(s.adopt(&Arc::new(Listed::new(Vec::new(), None))));
+        let empty = Arc::new(Listed::new(Vec::new(), None));
+        assert!(s.adopt(&empty));
         assert!(s.was_published("tool_call"));
+        // Only a client holding another list is behind.
+        assert!(!s.client_is_behind(&a));
+        s.give(&a);
+        assert!(!s.client_is_behind(&a));
+        assert!(s.client_is_behind(&empty));
     }
 }

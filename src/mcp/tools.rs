@@ -77,7 +77,7 @@ pub fn compact_tools() -> Vec<Tool> {
                 "properties": {
                     "name": {"type": "string", "minLength": 1},
                     "arguments": {"type": "object"},
-                    "operation_id": {"type": "string", "minLength": 8, "maxLength": 128},
+                    "operation_id": {"type": "string"},
                     "approval_token": {"type": "string", "minLength": 1}
                 },
                 "required": ["name"]
