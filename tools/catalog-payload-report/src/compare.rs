@@ -2,7 +2,8 @@
 //!
 //! Only the measured sections are compared (`surface`, `compact`, `flows`, `describe`,
 //! `catalog`, `exposures`); `about` is prose and `comparison` restates figures already compared.
-//! A leaf whose key ends in `_bytes` is a payload size: bigger than in the baseline is growth.
+//! A leaf whose key (or whose map's key) ends in `_bytes` is a payload size: bigger than in the
+//! baseline is growth.
 //! Any other differing leaf (a digest, a rank, a tool count, availability) is a change.
 
 use serde_json::Value;
@@ -100,10 +101,10 @@ fn leaves(report: &Value) -> BTreeMap<String, Value> {
     out
 }
 
+/// A payload size: the key ends in `_bytes`, or it is an entry of a map of sizes
+/// (`per_tool_bytes.tool_call`).
 fn is_size(path: &str) -> bool {
-    path.rsplit('.')
-        .next()
-        .is_some_and(|k| k.ends_with("_bytes"))
+    path.rsplit('.').take(2).any(|k| k.ends_with("_bytes"))
 }
 
 fn show(v: &Value) -> String {
@@ -150,20 +151,27 @@ mod tests {
     fn growth_shrinkage_and_changes() {
         let base = json!({
             "about": {"text": "old prose"},
-            "compact": {"tools_list": {"result_bytes": 100, "digest": "a", "tools": 3}},
+            "compact": {"tools_list": {"result_bytes": 100, "digest": "a", "tools": 3, "per_tool_bytes": {"tool_call": 10}}},
             "flows": {"x": {"total": {"result_bytes": 50}}},
             "exposures": {"full": {"available": false}}
         });
         let cur = json!({
             "about": {"text": "new prose"},
-            "compact": {"tools_list": {"result_bytes": 120, "digest": "b", "tools": 3}},
+            "compact": {"tools_list": {"result_bytes": 120, "digest": "b", "tools": 3, "per_tool_bytes": {"tool_call": 11}}},
             "flows": {"x": {"total": {"result_bytes": 40}}},
             "exposures": {"full": {"available": true, "result_bytes": 9000}}
         });
         let d = compare(&base, &cur);
         assert_eq!(
             d.grown,
-            vec![("compact.tools_list.result_bytes".to_string(), 100, 120)]
+            vec![
+                (
+                    "compact.tools_list.per_tool_bytes.tool_call".to_string(),
+                    10,
+                    11
+                ),
+                ("compact.tools_list.result_bytes".to_string(), 100, 120),
+            ]
         );
         assert_eq!(
             d.shrunk,
