@@ -208,6 +208,15 @@ fn identity(t: &ToolEntry) -> Value {
     })
 }
 
+/// Whether a tool with actions can also be called without one: its tool-level schema does not
+/// require `action` (the Connector then runs the tool's default handler).
+fn callable_without_action(tool: &ToolEntry) -> bool {
+    let requires_action = tool.input_schema["required"]
+        .as_array()
+        .is_some_and(|r| r.iter().any(|v| v == "action"));
+    !requires_action
+}
+
 pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: bool) -> Envelope {
     let catalog = view.catalog();
     let tool = match find_tool(catalog, &args.name, allow_arbitrary_code) {
@@ -244,11 +253,23 @@ pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: b
                         })
                     })
                     .collect();
-                message = format!(
-                    "{}: {} actions; describe one with action for its input schema",
-                    tool.name,
-                    tool.actions.len()
-                );
+                if callable_without_action(tool) {
+                    // e.g. `run_tests`: running the tests *is* the action-less call, and its
+                    // arguments (`mode`, `filter`, …) live only in the tool-level schema.
+                    data["input_schema"] = tool.input_schema.clone();
+                    data["output_schema"] = tool.output_schema.clone();
+                    message = format!(
+                        "{}: callable without an action (input_schema is that contract), or with one of {} actions; describe one with action for its input schema",
+                        tool.name,
+                        tool.actions.len()
+                    );
+                } else {
+                    message = format!(
+                        "{}: {} actions; describe one with action for its input schema",
+                        tool.name,
+                        tool.actions.len()
+                    );
+                }
             }
         }
         Some(action) => {
@@ -351,7 +372,7 @@ pub(crate) mod tests {
             "output_schema":{"type":"object"},"actions":[],"safety": safety(RiskClass::ArbitraryCode)});
         let scene = json!({"name":"scene","title":"Scene","description":"Open, save and inspect scenes. Second sentence.",
             "source": source("Scene"), "contract_mode":"strict","profiles":["core","full","scene"],"aliases":[],"examples":[],
-            "input_schema":{"type":"object","properties":{"action":{"type":"string"}}},
+            "input_schema":{"type":"object","properties":{"action":{"type":"string"}},"required":["action"]},
             "output_schema":{"type":"object"},"actions": scene_actions, "safety": safety(RiskClass::Write)});
         let v = json!({
             "schema_version": "hera.tool-catalog/1",
@@ -449,6 +470,13 @@ pub(crate) mod tests {
         .to_value();
         assert_eq!(d["data"]["actions"].as_array().unwrap().len(), 3);
         assert!(d["data"].get("input_schema").is_none());
+        // A tool whose tool-level schema leaves `action` optional (run_tests, profiler) is also
+        // callable without one, so its overview carries that contract.
+        let scene = v.catalog().tool("scene").unwrap().clone();
+        assert!(!callable_without_action(&scene));
+        let mut optional = scene;
+        optional.input_schema["required"] = json!([]);
+        assert!(callable_without_action(&optional));
         let d = describe(
             &v,
             &DescribeArgs {
