@@ -8,6 +8,7 @@
 mod cache;
 pub mod legacy;
 pub mod profiles;
+pub mod suggest;
 
 pub use cache::{CatalogCache, MAX_FILES_PER_PROJECT};
 pub use hera_connector_contract::catalog::{

@@ -39,45 +39,6 @@ pub fn folded_safety(t: &ToolEntry) -> Value {
     })
 }
 
-/// Levenshtein distance over characters, case-insensitive.
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// Close names for a misspelled one: small edit distance, or one is a prefix/part of the other.
-/// At most five, nearest first, ties by name.
-pub fn close_names<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let w = wanted.trim().to_lowercase();
-    let limit = (w.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, &str)> = candidates
-        .filter_map(|c| {
-            let lc = c.to_lowercase();
-            let d = distance(&w, &lc);
-            let related = !w.is_empty() && (lc.contains(&w) || w.contains(&lc));
-            (d <= limit || related).then_some((if related { d.min(1) } else { d }, c))
-        })
-        .collect();
-    scored.sort();
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(5)
-        .map(|(_, c)| c.to_string())
-        .collect()
-}
-
 fn visible(catalog: &Catalog, allow_arbitrary_code: bool) -> impl Iterator<Item = &ToolEntry> {
     catalog
         .tools
@@ -118,7 +79,7 @@ pub fn find_tool<'a>(
             let names = visible(catalog, allow_arbitrary_code).flat_map(|t| {
                 std::iter::once(t.name.as_str()).chain(t.aliases.iter().map(String::as_str))
             });
-            let close = close_names(name, names);
+            let close = crate::catalog::suggest::close_names(name, names);
             Err(Envelope::error(
                 "TOOL_NOT_FOUND",
                 format!("tool {name:?} was not found; use tool_search to find tools"),
@@ -136,7 +97,7 @@ pub fn find_action<'a>(tool: &'a ToolEntry, action: &str) -> Result<&'a ActionEn
             .actions
             .iter()
             .flat_map(|a| std::iter::once(a.name.as_str()).chain(a.aliases.iter().map(String::as_str)));
-        let close = close_names(action, names);
+        let close = crate::catalog::suggest::close_names(action, names);
         let available: Vec<&str> = tool.actions.iter().map(|a| a.name.as_str()).collect();
         Envelope::error(
             "ACTION_NOT_FOUND",
@@ -518,15 +479,5 @@ pub(crate) mod tests {
         );
         assert_eq!(d.code.as_deref(), Some("ACTION_NOT_FOUND"));
         assert_eq!(d.suggestions[0], "load");
-    }
-
-    #[test]
-    fn close_names_rank_by_distance() {
-        let c = close_names(
-            "manage_gameobjct",
-            ["manage_gameobject", "manage_assets", "scene"].into_iter(),
-        );
-        assert_eq!(c[0], "manage_gameobject");
-        assert!(!c.contains(&"scene".to_string()));
     }
 }

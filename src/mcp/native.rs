@@ -486,7 +486,8 @@ impl NativeCall {
         };
         let Some(tool) = catalog.tools.iter().find(|t| t.name == name) else {
             let names = served();
-            let close = super::compact::close_names(name, names.iter().map(String::as_str));
+            let close =
+                crate::catalog::suggest::close_names(name, names.iter().map(String::as_str));
             return Err(Envelope::error(
                 "TOOL_NOT_FOUND",
                 format!(

@@ -91,34 +91,9 @@ impl PolicyError {
     }
 }
 
-/// Levenshtein distance, for "did you mean" on unknown tools (at most 3, within distance 2).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// Tool names near `name`, nearest first, ties by name.
+/// Tool names near `name`, nearest first (see [`crate::catalog::suggest`]).
 pub fn did_you_mean(catalog: &Catalog, name: &str) -> Vec<String> {
-    let mut near: Vec<(usize, &str)> = catalog
-        .tools
-        .iter()
-        .map(|t| (distance(name, &t.name), t.name.as_str()))
-        .filter(|(d, _)| *d <= 2)
-        .collect();
-    near.sort();
-    near.into_iter()
-        .take(3)
-        .map(|(_, n)| n.to_string())
-        .collect()
+    crate::catalog::suggest::close_names(name, catalog.tools.iter().map(|t| t.name.as_str()))
 }
 
 /// Resolves a call: finds the tool and the action named by `params.action` (case-insensitive,
