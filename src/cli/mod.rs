@@ -55,6 +55,14 @@ const AFTER_HELP: &str = concat!(
     "  most recently active one. --port/HERA_AGENT_PORT picks by port; --project/HERA_AGENT_PROJECT\n",
     "  by exact path or a unique part of one. Heartbeats live in ~/.hera-agent-unity/instances.\n",
     "\n",
+    "WAITING FOR A BUSY EDITOR:\n",
+    "  `list` and `call` first make sure the Editor is alive. A ready, playing or paused Editor, or\n",
+    "  one whose heartbeat is under 1 s old, is used at once. Otherwise (compiling, reloading,\n",
+    "  refreshing, entering play mode) they re-read its heartbeat every 0.5-1.5 s until a newer one\n",
+    "  appears, for up to --timeout from the start of the command; then they exit 3 with\n",
+    "  EDITOR_NOT_READY naming the Editor's state. Progress goes to stderr when it is a terminal or\n",
+    "  with --verbose (stdout stays results-only). `status`, `doctor`, `task` and `version` never wait.\n",
+    "\n",
     "EXAMPLES:\n",
     "  hera-agent-unity status\n",
     "  hera-agent-unity doctor --json\n",
@@ -66,14 +74,15 @@ const AFTER_HELP: &str = concat!(
     "  HERA_MCP_ENABLED=1 hera-agent-unity mcp --transport stdio\n",
     "\n",
     "ENVIRONMENT:\n",
-    "  HERA_AGENT_PORT, HERA_AGENT_PROJECT, HERA_AGENT_TIMEOUT_MS (default 60000),\n",
+    "  HERA_AGENT_PORT, HERA_AGENT_PROJECT, HERA_AGENT_TIMEOUT_MS (default 60000), HERA_AGENT_VERBOSE,\n",
     "  HERA_MCP_ENABLED (must be 1 for `mcp`), HERA_MCP_EXPOSURE, RUST_LOG (stderr diagnostics)\n",
     "\n",
     "EXIT CODES:\n",
     "  0  success\n",
     "  1  the tool or operation failed (Connector error, OPERATION_OUTCOME_UNKNOWN, bad catalog)\n",
     "  2  usage error (unknown flag, malformed --args JSON, invalid --operation-id)\n",
-    "  3  no Unity Editor reachable (none running, ambiguous --project, not answering)\n",
+    "  3  no Unity Editor reachable (none running, ambiguous --project, not answering, or still\n",
+    "     compiling/reloading when --timeout expired)\n",
     "  4  approval required, denied, unsupported, or the token does not match the call"
 );
 
@@ -86,10 +95,16 @@ pub struct GlobalArgs {
     /// Use the Editor of this project: an exact path, or a unique part of one.
     #[arg(long, global = true, env = "HERA_AGENT_PROJECT", value_name = "PATH")]
     pub project: Option<String>,
-    /// Per-request timeout in milliseconds, covering reload retries.
+    /// Timeout in milliseconds: for the wait for a busy (compiling, reloading) Editor, and for
+    /// each request including its reload retries.
     #[arg(long, global = true, env = "HERA_AGENT_TIMEOUT_MS", value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
+    /// Progress on stderr (e.g. while waiting for a compiling Editor) even when stderr is not a
+    /// terminal.
+    #[arg(long, global = true, env = "HERA_AGENT_VERBOSE",
+          value_parser = clap::builder::FalseyValueParser::new())]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,7 +131,7 @@ pub enum Command {
     },
     /// List the Editor's tools and actions from its catalog.
     #[command(
-        after_help = "EXAMPLES:\n  hera-agent-unity list\n  hera-agent-unity list --compact\n  hera-agent-unity list --json"
+        after_help = "Waits first while the Editor is compiling or reloading (up to --timeout; see the\nmain --help, WAITING FOR A BUSY EDITOR).\n\nEXAMPLES:\n  hera-agent-unity list\n  hera-agent-unity list --compact\n  hera-agent-unity list --json"
     )]
     List {
         /// Tool names only.
@@ -128,6 +143,11 @@ pub enum Command {
     },
     /// Call one tool (and action) with JSON arguments, asking for approval when it is required.
     #[command(after_help = "\
+WAITING:
+  While the Editor is compiling or reloading, the call waits for its heartbeat to move again
+  (up to --timeout; progress on stderr with --verbose or on a terminal), then exits 3 with
+  EDITOR_NOT_READY if it never did. Nothing is sent before that.
+
 APPROVAL:
   Calls whose resolved safety requires confirmation are preflighted first: the Editor issues a
   single-use token bound to these exact arguments, the summary is shown on stderr, and then
@@ -321,5 +341,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(Cli::try_parse_from(["h", "--timeout", "0", "status"]).is_err());
+        let c = Cli::try_parse_from(["h", "list", "--verbose"]).unwrap();
+        assert!(c.globals.verbose);
     }
 }

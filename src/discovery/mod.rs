@@ -7,14 +7,20 @@
 //! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted).
 //! - [`select`]: the selection rules (port, project, working directory, newest).
 //! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
+//! - [`wait_for_alive`]: before a request, wait (bounded) for a busy Editor's heartbeat to move.
 //! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
 
+mod alive;
 mod home;
 mod instance;
 mod liveness;
 mod select;
 mod watch;
 
+pub use alive::{
+    ALIVE_POLL_CAP, ALIVE_POLL_FIRST, AliveEvent, FRESH_HEARTBEAT_MS, describe_state, is_alive_now,
+    is_alive_state, wait_for_alive, wait_for_alive_observed,
+};
 pub use home::{AgentHome, user_home};
 pub use instance::{
     Instance, READ_ATTEMPTS, READ_RETRY_PAUSE, STALE_AFTER_MS, Scan, now_ms, read_heartbeat, scan,
@@ -69,6 +75,29 @@ pub enum DiscoveryError {
         "the Unity Editor for {project} is not listening yet (heartbeat port 0); wait for it to finish loading"
     )]
     NotListening { project: String },
+    /// The Editor is there but its main loop has not moved within the wait (§1.5 step 4).
+    #[error(
+        "{description} (state {state}) and has not written a newer heartbeat for {:.1} s \
+         (project {project}, port {port}; waited {:.1} s). Wait for Unity to finish, and look in \
+         the Editor for a modal dialog, a long import or a paused debugger; then retry, or raise \
+         --timeout / HERA_AGENT_TIMEOUT_MS to wait longer. `hera-agent-unity status` shows the heartbeat",
+        *heartbeat_age_ms as f64 / 1000.0,
+        *waited_ms as f64 / 1000.0
+    )]
+    NotAlive {
+        project: String,
+        port: u16,
+        state: String,
+        /// [`describe_state`] of the last heartbeat seen ("Unity is compiling scripts").
+        description: String,
+        heartbeat_age_ms: i64,
+        waited_ms: u64,
+    },
+    /// The Editor quit or crashed while we waited for it.
+    #[error(
+        "the Unity Editor for {project} went away while waiting for it: {reason}. Reopen the project in Unity, then retry"
+    )]
+    EditorGone { project: String, reason: String },
     #[error("invalid port {0:?}: expected a number from 1 to 65535")]
     InvalidPort(String),
 }
@@ -92,7 +121,10 @@ impl DiscoveryError {
             }
             DiscoveryError::NoInstanceOnPort { .. } => "EDITOR_NOT_RUNNING",
             DiscoveryError::ProjectNotFound { .. } => "EDITOR_NOT_RUNNING",
-            DiscoveryError::NotListening { .. } => "EDITOR_NOT_READY",
+            DiscoveryError::NotListening { .. } | DiscoveryError::NotAlive { .. } => {
+                "EDITOR_NOT_READY"
+            }
+            DiscoveryError::EditorGone { .. } => "EDITOR_NOT_RUNNING",
             DiscoveryError::TargetMismatch { .. } => "TARGET_MISMATCH",
             DiscoveryError::AmbiguousProject { .. } => "AMBIGUOUS_PROJECT",
             DiscoveryError::InvalidPort(_) => "INVALID_ARGUMENT",
@@ -121,6 +153,18 @@ impl DiscoveryError {
                 json!({"query": query, "running": available})
             }
             DiscoveryError::NotListening { project } => json!({"project": project}),
+            DiscoveryError::NotAlive {
+                project,
+                port,
+                state,
+                heartbeat_age_ms,
+                waited_ms,
+                ..
+            } => json!({"project": project, "port": port, "state": state,
+                        "heartbeat_age_ms": heartbeat_age_ms, "waited_ms": waited_ms}),
+            DiscoveryError::EditorGone { project, reason } => {
+                json!({"project": project, "reason": reason})
+            }
             DiscoveryError::InvalidPort(p) => json!({"port": p}),
         }
     }
