@@ -17,7 +17,7 @@ fn selection_rules_port_project_substring_ambiguity_cwd_newest() {
     game.freeze_heartbeat(true).unwrap();
     tools.freeze_heartbeat(true).unwrap();
     let frozen_at = std::time::SystemTime::now();
-    assert!(wait_until(Duration::from_secs(10), || {
+    assert!(wait_until(Duration::from_secs(30), || {
         let r = home.run(&["status", "--json"]);
         r.code == 0
             && r.json()["selected"]["port"] == demo.port()
@@ -65,13 +65,22 @@ fn selection_rules_port_project_substring_ambiguity_cwd_newest() {
         e["data"]["candidates"],
         serde_json::json!([home.project("Game"), home.project("GameTools")])
     );
-    // `call` gives up on ambiguity at once instead of waiting for an Editor.
-    let r = home.run(&["--project", "Game", "call", "scene", "info"]);
-    r.expect(3);
+    // `call` gives up on ambiguity at once instead of waiting for an Editor. Waiting would
+    // take the whole initial wait (5 s, the cap, as the timeout here is 8 s) on every run; a
+    // busy machine may stall one run, so the best of three is what counts.
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let r = home.run(&["--project", "Game", "call", "scene", "info"]);
+        r.expect(3);
+        assert_eq!(r.error_code(), "AMBIGUOUS_PROJECT");
+        runs.push(r.elapsed);
+        if r.elapsed < Duration::from_secs(4) {
+            break;
+        }
+    }
     assert!(
-        r.elapsed < Duration::from_secs(4),
-        "ambiguity must not wait: {:?}",
-        r.elapsed
+        runs.iter().any(|t| *t < Duration::from_secs(4)),
+        "ambiguity must not wait: {runs:?}"
     );
     // No match.
     let r = home.run(&["--project", "Nowhere", "status"]);

@@ -120,7 +120,8 @@ fn catalog_with_a_wrong_hash() {
 fn heartbeat_points_at_a_port_nobody_listens_on() {
     let home = Home::new();
     let sim = home.editor("Deaf");
-    sim.set_heartbeat_port(Some(closed_port())).unwrap();
+    let deaf = closed_port();
+    sim.set_heartbeat_port(Some(deaf.port)).unwrap();
     let r = home.run_env(&["doctor", "--json"], &[("HERA_AGENT_TIMEOUT_MS", "1500")]);
     let report = r.expect(3).json();
     assert_failed_with_fix(&report, "http");

@@ -42,7 +42,7 @@ fn a_test_run_is_listed_working_then_completed() {
 
     sim.advance_clock(Duration::from_secs(601));
     assert!(
-        wait_until(Duration::from_secs(10), || {
+        wait_until(Duration::from_secs(60), || {
             home.run(&["task", "status", &id, "--json"]).json()["status"] == "completed"
         }),
         "the run completes once the simulated time has passed"

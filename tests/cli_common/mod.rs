@@ -156,8 +156,22 @@ pub fn dead_pid() -> i64 {
     pid
 }
 
-/// A loopback port nothing listens on (bound, then released).
-pub fn closed_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+/// A loopback port nothing listens on, for as long as this value lives: the port is bound
+/// but never listened on, so connections are refused and no other socket (another test's
+/// simulator, say) can take it meanwhile.
+pub struct ClosedPort {
+    _socket: tokio::net::TcpSocket,
+    pub port: u16,
+}
+
+pub fn closed_port() -> ClosedPort {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+    socket
+        .bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .expect("bind 127.0.0.1:0");
+    let port = socket.local_addr().expect("bound address").port();
+    ClosedPort {
+        _socket: socket,
+        port,
+    }
 }

@@ -95,6 +95,16 @@ async fn main() -> ExitCode {
     cfg.pid = args.pid;
     cfg.control_port = args.control_port;
     cfg.lock_wait = Duration::from_secs(args.lock_wait_secs);
+    // Listen for Ctrl-C before announcing anything: a caller that reads the announcement and
+    // interrupts at once must get the `stopped` heartbeat, not the default SIGINT death. One
+    // listener for the whole run, so no interrupt falls between two polls.
+    let mut interrupt = match Interrupt::listen() {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: cannot listen for Ctrl-C: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let sim = match Simulator::start(cfg).await {
         Ok(s) => s,
         Err(e) => {
@@ -115,7 +125,7 @@ async fn main() -> ExitCode {
     }
     loop {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => break,
+            _ = interrupt.recv() => break,
             _ = tokio::time::sleep(Duration::from_millis(200)) => {
                 if sim.is_shut() {
                     break;
@@ -126,4 +136,26 @@ async fn main() -> ExitCode {
     sim.shutdown();
     eprintln!("hera-connector-sim: stopped");
     ExitCode::SUCCESS
+}
+
+/// Ctrl-C (SIGINT on Unix), registered when created rather than on first poll.
+struct Interrupt {
+    #[cfg(unix)]
+    inner: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    inner: tokio::signal::windows::CtrlC,
+}
+
+impl Interrupt {
+    fn listen() -> std::io::Result<Interrupt> {
+        #[cfg(unix)]
+        let inner = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        #[cfg(windows)]
+        let inner = tokio::signal::windows::ctrl_c()?;
+        Ok(Interrupt { inner })
+    }
+
+    async fn recv(&mut self) {
+        self.inner.recv().await;
+    }
 }

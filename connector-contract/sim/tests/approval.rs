@@ -188,7 +188,7 @@ fn a_used_token_is_refused_when_the_operation_runs_again() {
     assert_eq!(first["success"], true, "{first}");
     // The record turns `responded` just after the answer went out; delete it after that.
     assert!(
-        wait_for(Duration::from_secs(5), || {
+        wait_for(Duration::from_secs(30), || {
             ledger_record(&f.sim, &id).filter(|r| r["state"] == "responded")
         })
         .is_some()
@@ -325,7 +325,7 @@ fn a_reload_rotates_the_secret() {
         downtime: Duration::from_millis(100),
         new_port: false,
     });
-    assert!(f.sim.wait_ready_blocking(Duration::from_secs(10)));
+    assert!(f.sim.wait_ready_blocking(Duration::from_secs(30)));
     assert_ne!(f.sim.sign_token(&claims), before, "a new secret");
     let v = call_with_token(f.port(), "scene", close_params(), &id, Some(&token));
     assert_eq!(code(&v), "INVALID_APPROVAL_TOKEN");

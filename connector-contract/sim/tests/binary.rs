@@ -90,7 +90,7 @@ fn read_heartbeat(path: &std::path::Path) -> Value {
 }
 
 fn wait_exit(child: &mut Child) -> Option<std::process::ExitStatus> {
-    wait_for(Duration::from_secs(15), || child.try_wait().ok().flatten())
+    wait_for(Duration::from_secs(30), || child.try_wait().ok().flatten())
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn serves_heartbeat_and_catalog_then_stops_on_control() {
     let status = wait_exit(&mut run.child).expect("exits after shutdown");
     assert!(status.success());
     assert_eq!(read_heartbeat(&run.heartbeat)["state"], "stopped");
-    let stdout = run.stdout.recv_timeout(Duration::from_secs(10)).unwrap();
+    let stdout = run.stdout.recv_timeout(Duration::from_secs(30)).unwrap();
     assert!(
         stdout.is_empty(),
         "logs go to stderr only: {}",

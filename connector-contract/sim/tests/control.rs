@@ -90,7 +90,7 @@ fn operations() {
 
     let old = f.sim.domain_epoch();
     ok(cp, json!({"op":"reload","downtime_ms":100,"new_port":true}));
-    assert!(f.sim.wait_ready_blocking(Duration::from_secs(10)));
+    assert!(f.sim.wait_ready_blocking(Duration::from_secs(30)));
     assert_ne!(f.sim.domain_epoch(), old);
 
     ok(cp, json!({"op":"write_partial_heartbeat"}));

@@ -26,9 +26,10 @@ fn approved_call(port: u16, tool: &str, action: Option<&str>, params: Value) -> 
 fn test_run_pending_and_result_files() {
     let f = start();
     let p = f.port();
-    // Long enough that the pending file is surely still there when we look.
+    // Jobs finish on the simulator's clock: this one stays pending until the clock moves, so
+    // the pending file is surely still there when we look, however slow the machine.
     f.sim
-        .with_editor(|ed| ed.set_job_delay(Duration::from_millis(1500)));
+        .with_editor(|ed| ed.set_job_delay(Duration::from_secs(120)));
     let v = call(
         p,
         "run_tests",
@@ -43,7 +44,8 @@ fn test_run_pending_and_result_files() {
         read_json(&status.join(file_bus::test_pending(p, &run_id))).expect("a pending file");
     assert_schema("test-pending.schema.json", &pending);
     assert_eq!(pending["project_id"], f.sim.project_id());
-    let result = wait_for(Duration::from_secs(20), || {
+    f.sim.advance_clock(Duration::from_secs(121));
+    let result = wait_for(Duration::from_secs(30), || {
         read_json(&status.join(file_bus::test_results(p, &run_id)))
     })
     .expect("the run finishes on the update loop, without further requests");
@@ -61,8 +63,9 @@ fn package_change_writes_files_then_reloads_the_domain() {
     let f = start_with(|c| c.reload_downtime = Duration::from_millis(200));
     let p = f.port();
     let epoch = f.sim.domain_epoch();
+    // Finishes only when the simulator's clock moves (below), not by the machine's speed.
     f.sim
-        .with_editor(|ed| ed.set_job_delay(Duration::from_millis(1500)));
+        .with_editor(|ed| ed.set_job_delay(Duration::from_secs(120)));
     let v = approved_call(
         p,
         "manage_packages",
@@ -76,13 +79,14 @@ fn package_change_writes_files_then_reloads_the_domain() {
         read_json(&status.join(file_bus::package_pending(p, &job))).expect("a pending file");
     assert_schema("package-pending.schema.json", &pending);
     assert_eq!(pending["project_id"], f.sim.project_id());
-    let result = wait_for(Duration::from_secs(20), || {
+    f.sim.advance_clock(Duration::from_secs(121));
+    let result = wait_for(Duration::from_secs(30), || {
         read_json(&status.join(file_bus::package_result(p, &job)))
     })
     .expect("a package result");
     assert_schema("package-result.schema.json", &result);
     // The Editor asked for a reload; the core carried it out: a new epoch.
-    let new_epoch = wait_for(Duration::from_secs(20), || {
+    let new_epoch = wait_for(Duration::from_secs(30), || {
         let e = f.sim.domain_epoch();
         (e != epoch && f.sim.port() != 0).then_some(e)
     })
@@ -99,6 +103,6 @@ fn build_result_file() {
     assert_eq!(v["success"], true, "{v}");
     assert_eq!(v["data"]["queued"], true);
     let path = f.sim.status_dir().join(file_bus::build_result(p));
-    let result = wait_for(Duration::from_secs(20), || read_json(&path)).expect("a build result");
+    let result = wait_for(Duration::from_secs(30), || read_json(&path)).expect("a build result");
     assert_schema("build-result.schema.json", &result);
 }

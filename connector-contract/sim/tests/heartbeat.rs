@@ -65,7 +65,7 @@ fn every_field_under_the_given_home() {
 fn rewritten_every_second_without_temp_leftovers() {
     let f = start();
     let first = ts(&heartbeat(&f.sim));
-    let newer = wait_for(Duration::from_secs(5), || {
+    let newer = wait_for(Duration::from_secs(30), || {
         let t = ts(&heartbeat(&f.sim));
         (t > first).then_some(t)
     });
@@ -184,13 +184,16 @@ fn reload_writes_reloading_then_a_new_epoch() {
     let hb = heartbeat(&f.sim);
     assert_eq!(hb["state"], "reloading");
     assert_eq!(hb["domainEpoch"], old_epoch.as_str());
-    // No periodic writes while the domain is down.
+    // No periodic writes while the domain is down: a file that still says `reloading` a tick
+    // later carries the same timestamp. (The state, not the listener, tells whether the domain
+    // is back: the new domain writes `ready` just before its port is recorded.)
     let during = ts(&hb);
     std::thread::sleep(Duration::from_millis(1100));
-    if !f.sim.wait_ready_blocking(Duration::from_millis(1)) {
-        assert_eq!(ts(&heartbeat(&f.sim)), during);
+    let later = heartbeat(&f.sim);
+    if later["state"] == "reloading" {
+        assert_eq!(ts(&later), during, "a periodic write during the downtime");
     }
-    assert!(f.sim.wait_ready_blocking(Duration::from_secs(10)));
+    assert!(f.sim.wait_ready_blocking(Duration::from_secs(30)));
     let hb = heartbeat(&f.sim);
     assert_eq!(hb["state"], "ready");
     assert_eq!(hb["port"], port, "the same port when it is still free");
@@ -255,25 +258,33 @@ fn reloads_the_editor_asks_for() {
     // A requested script compile answers first, then reloads the domain.
     let v = call(p, "refresh_unity", json!({"compile":"request"}), &op());
     assert_eq!(v["success"], true, "{v}");
-    let second = wait_for(Duration::from_secs(10), || {
+    let second = wait_for(Duration::from_secs(30), || {
         let e = f.sim.domain_epoch();
         (e != epoch && f.sim.port() != 0).then_some(e)
     })
     .expect("a reload after the compile request");
-    assert_eq!(heartbeat(&f.sim)["state"], "ready");
+    // The new domain listens first, then learns that the compile is over: `ready` follows.
+    assert!(
+        wait_for(Duration::from_secs(30), || (heartbeat(&f.sim)["state"]
+            == "ready")
+            .then_some(()))
+        .is_some(),
+        "ready after the compile reload: {}",
+        heartbeat(&f.sim)
+    );
     // Entering play mode with domain reload on: a reload, and the Editor is playing after it.
     f.sim
         .with_editor(|ed| ed.set_play_mode_reloads_domain(true));
     let v = call(f.port(), "manage_editor", json!({"action":"play"}), &op());
     assert_eq!(v["success"], true, "{v}");
     assert!(
-        wait_for(Duration::from_secs(10), || {
+        wait_for(Duration::from_secs(30), || {
             (f.sim.domain_epoch() != second && f.sim.port() != 0).then_some(())
         })
         .is_some()
     );
     assert!(
-        wait_for(Duration::from_secs(5), || (heartbeat(&f.sim)["state"]
+        wait_for(Duration::from_secs(30), || (heartbeat(&f.sim)["state"]
             == "playing")
             .then_some(()))
         .is_some()

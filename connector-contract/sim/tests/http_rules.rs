@@ -185,15 +185,27 @@ fn headers_and_connection_close() {
 
 #[test]
 fn queue_full_answers_429() {
-    let f = start_with(|c| c.lock_wait = Duration::from_secs(30));
+    // The hold must outlast queueing 63 requests on a busy machine; the waiters' lock wait
+    // must outlast the hold.
+    const HOLD: Duration = Duration::from_secs(12);
+    let f = start_with(|c| c.lock_wait = Duration::from_secs(90));
     let p = f.port();
     // One command holds the lock for a while; 63 more wait behind it: 64 pending.
-    f.sim.inject(Fault::Delay { ms: 6000, times: 1 });
-    let holder = std::thread::spawn(move || call(p, "scene", json!({"action":"save"}), &op()));
+    f.sim.inject(Fault::Delay {
+        ms: HOLD.as_millis() as u64,
+        times: 1,
+    });
+    let holder_id = op();
+    let holder_op = holder_id.clone();
+    let holder = std::thread::spawn(move || call(p, "scene", json!({"action":"save"}), &holder_op));
+    // It holds the lock once its record is committed (the delay follows the commit).
     assert!(
-        wait_for(Duration::from_secs(10), || (f.sim.pending_requests() == 1)
-            .then_some(()))
-        .is_some()
+        wait_for(Duration::from_secs(30), || ledger_record(
+            &f.sim, &holder_id
+        )
+        .filter(|r| r["state"] == "committed"))
+        .is_some(),
+        "the holder runs and keeps the lock"
     );
     let waiters: Vec<_> = (0..63)
         .map(|_| {
@@ -208,7 +220,8 @@ fn queue_full_answers_429() {
         })
         .collect();
     assert!(
-        wait_for(Duration::from_secs(5), || (f.sim.pending_requests() == 64)
+        wait_for(HOLD - Duration::from_secs(1), || (f.sim.pending_requests()
+            == 64)
             .then_some(()))
         .is_some(),
         "63 waiters queued behind the holder"

@@ -25,7 +25,7 @@ fn records_live_where_the_connector_keeps_them() {
     assert_eq!(f.sim.ledger_dir(), expected.parent().unwrap());
     // No temp files are left behind once the last write (`responded`) is done.
     assert!(
-        wait_for(Duration::from_secs(5), || {
+        wait_for(Duration::from_secs(30), || {
             ledger_record(&f.sim, &id).filter(|r| r["state"] == "responded")
         })
         .is_some()
@@ -55,7 +55,7 @@ fn replay_is_verbatim_and_runs_nothing_twice() {
     assert_eq!(f.sim.side_effects_of("scene", Some("save")), 1);
 
     // `responded` is written once the answer went out, just after the client has it.
-    let rec = wait_for(Duration::from_secs(5), || {
+    let rec = wait_for(Duration::from_secs(30), || {
         ledger_record(&f.sim, &id).filter(|r| r["state"] == "responded")
     })
     .expect("the record becomes responded");
@@ -117,7 +117,7 @@ fn in_progress_then_outcome_unknown_after_a_reload() {
     f.sim.inject(Fault::Hang { times: 1 });
     let body = command_body("scene", &json!({"action":"save"}), &id, None);
     let hung = std::thread::spawn(move || post_unchecked(p, "/command", &body));
-    let running = wait_for(Duration::from_secs(10), || {
+    let running = wait_for(Duration::from_secs(30), || {
         ledger_record(&f.sim, &id).filter(|r| r["state"] == "running")
     });
     assert!(running.is_some(), "the record reaches running");
@@ -133,7 +133,7 @@ fn in_progress_then_outcome_unknown_after_a_reload() {
         hung.join().unwrap().is_err(),
         "the hung connection is dropped by the reload"
     );
-    assert!(f.sim.wait_ready_blocking(Duration::from_secs(10)));
+    assert!(f.sim.wait_ready_blocking(Duration::from_secs(30)));
     let v = call(f.port(), "scene", json!({"action":"save"}), &id);
     assert_eq!(code(&v), "OPERATION_OUTCOME_UNKNOWN");
     assert_eq!(
@@ -168,7 +168,7 @@ fn reload_while_running_leaves_a_prior_epoch_record() {
         "the connection drops"
     );
     assert_eq!(f.sim.side_effects(), 1, "the handler ran");
-    assert!(f.sim.wait_ready_blocking(Duration::from_secs(10)));
+    assert!(f.sim.wait_ready_blocking(Duration::from_secs(30)));
     assert_ne!(f.sim.port(), p, "a new port after the reload");
     assert_ne!(f.sim.domain_epoch(), old_epoch);
     let v = call(f.port(), "scene", json!({"action":"save"}), &id);
@@ -187,7 +187,7 @@ fn idempotent_outcome_unknown_re_executes() {
     });
     let body = command_body("manage_assets", &params, &id, None);
     assert!(post_unchecked(f.port(), "/command", &body).is_err());
-    assert!(f.sim.wait_ready_blocking(Duration::from_secs(10)));
+    assert!(f.sim.wait_ready_blocking(Duration::from_secs(30)));
     // The first retry finds `running` in a prior epoch: unknown, and the record is marked.
     let v = call(f.port(), "manage_assets", params.clone(), &id);
     assert_eq!(code(&v), "OPERATION_OUTCOME_UNKNOWN");
@@ -198,7 +198,7 @@ fn idempotent_outcome_unknown_re_executes() {
             .is_none_or(|c| c != "OPERATION_OUTCOME_UNKNOWN"),
         "{v}"
     );
-    let rec = wait_for(Duration::from_secs(5), || {
+    let rec = wait_for(Duration::from_secs(30), || {
         ledger_record(&f.sim, &id)
             .filter(|r| ["responded", "failed"].contains(&r["state"].as_str().unwrap()))
     })
@@ -271,7 +271,7 @@ fn cleanup_ages_out_running_and_deletes_old_records() {
     let body = command_body("scene", &json!({"action":"save_all"}), &stuck, None);
     let _hung = std::thread::spawn(move || post_unchecked(p, "/command", &body));
     assert!(
-        wait_for(Duration::from_secs(10), || ledger_record(&f.sim, &stuck)
+        wait_for(Duration::from_secs(30), || ledger_record(&f.sim, &stuck)
             .filter(|r| r["state"] == "running"))
         .is_some()
     );

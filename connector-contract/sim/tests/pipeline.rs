@@ -301,12 +301,18 @@ fn missing_meta_gets_a_generated_operation_id() {
 fn command_lock_serializes_and_times_out() {
     let f = start_with(|c| c.lock_wait = Duration::from_millis(800));
     let p = f.port();
-    f.sim.inject(Fault::Delay { ms: 3000, times: 1 });
-    let slow = std::thread::spawn(move || call(p, "scene", json!({"action":"save"}), &op()));
+    // The slow command holds the lock from its commit until the delay ends: long enough for
+    // the next request to arrive and wait out its 800 ms, on a busy machine too.
+    f.sim.inject(Fault::Delay { ms: 6000, times: 1 });
+    let slow_id = op();
+    let slow_op = slow_id.clone();
+    let slow = std::thread::spawn(move || call(p, "scene", json!({"action":"save"}), &slow_op));
+    // A queue place is taken before the lock; the commit shows the lock is held.
     assert!(
-        wait_for(Duration::from_secs(10), || (f.sim.pending_requests() == 1)
-            .then_some(()))
-        .is_some()
+        wait_for(Duration::from_secs(30), || ledger_record(&f.sim, &slow_id)
+            .filter(|r| r["state"] == "committed"))
+        .is_some(),
+        "the slow command holds the lock"
     );
     let v = send(p, json!({"command":"list","params":{"names":true}}));
     assert_eq!(code(&v), "COMMAND_LOCK_TIMEOUT");
