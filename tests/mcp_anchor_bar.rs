@@ -624,10 +624,14 @@ fn compact_search_returns_actions_and_compact_safety_without_schemas_and_folds_a
     assert_eq!(safety["idempotent"], false, "{hit}");
     // Replaces `risk_class:"conditional"`: ours keeps the worst reachable risk class
     // (`destructive`) and flags that arguments change it with `conditional: true`
-    // (src/search/hit.rs `CompactSafety`). The anchor's string threw the risk class away, and
-    // folded tool-level rules only (§10.16); ours also folds the action's own safety.
+    // (src/search/hit.rs `CompactSafety`, the one convention of search hits and of
+    // tool_describe's `tool_safety` and action overview). The anchor's string threw the risk
+    // class away, and folded tool-level rules only (§10.16); ours also folds the action's own
+    // safety.
     assert_eq!(safety["risk_class"], "destructive", "{hit}");
     assert_eq!(safety["conditional"], true, "{hit}");
+    let d = p.call_structured("tool_describe", json!({"name":"dynamic_probe"}));
+    assert_eq!(&d["data"]["tool_safety"], &hit["safety"], "{d}");
 }
 
 /// Bullet: "tool_search schema has no `include_schema`."

@@ -4,7 +4,8 @@
 //! 1. an Editor ready for calls and a catalog of its current domain (else a retryable error);
 //! 2. the tool (aliases, arbitrary-code permission) and the action (aliases → canonical name);
 //! 3. strict validation against the resolved action's input schema (pointer-located faults);
-//! 4. resolved safety, operation id, ledger obligation, approval (preflight or token check);
+//! 4. resolved safety (a change right after an unannounced project switch stops here), operation
+//!    id, ledger obligation, approval (preflight or token check);
 //! 5. the `/command` request with the live catalog hash and `client_kind: mcp`;
 //! 6. the reply: the Connector's envelope preserved, long work turned into a task handle.
 
@@ -206,6 +207,26 @@ fn parse_operation_id(raw: &str) -> Result<OperationId, Envelope> {
     })
 }
 
+/// A change refused because the server moved to another project since the agent last heard.
+fn project_switched(switch: &super::link::ProjectSwitch, tool: &str) -> Envelope {
+    Envelope::error(
+        "PROJECT_SWITCHED",
+        format!(
+            "the Unity Editor for {} is no longer running and this server is now connected to {}; \
+             {tool} would change that project, so it was not sent. If the change is meant for {}, \
+             check the call against its catalog (tool_describe) and repeat it",
+            switch.from, switch.to, switch.to
+        ),
+    )
+    .with_data(json!({
+        "retryable": true,
+        "retry_after_ms": 0,
+        "reason": "project_switched",
+        "project": switch.to,
+        "previous_project": switch.from,
+    }))
+}
+
 fn task_not_found(raw: &str) -> ErrorData {
     ErrorData::invalid_params(
         "task not found: no pending or finished job of this project matches it",
@@ -245,6 +266,7 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
 impl EditorLink {
     /// Runs one `tool_call`. Every outcome, refusals included, is an answer the model can read.
     pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool, cx: CallContext) -> Answer {
+        let _in_call = self.in_call();
         match self.call_inner(a, allow_arbitrary_code, cx).await {
             Ok(answer) => answer,
             Err(refusal) => Answer::Made(refusal),
@@ -276,7 +298,7 @@ impl EditorLink {
             .as_deref()
             .map(parse_operation_id)
             .transpose()?;
-        let (client, view) = self.ready_for_call().await?;
+        let (client, view) = self.ready_for_call(1).await?;
         let catalog = view.catalog();
         let mut arguments = a.arguments.clone();
         let tool = match &native {
@@ -315,6 +337,13 @@ impl EditorLink {
         }
         let call_policy = policy::resolve_call(catalog, &tool.name, &arguments)
             .map_err(|e| Envelope::error(e.code(), e.to_string()))?;
+        // The agent chose this change while another project was open: it is not made in the
+        // project the server has just moved to until the agent has heard of the move.
+        if !call_policy.read_only()
+            && let Some(switch) = self.take_switch()
+        {
+            return Err(project_switched(&switch, &tool.name));
+        }
         let heartbeat = client.instance().heartbeat;
         if policy::mutation_without_ledger(&call_policy, &heartbeat) {
             return Err(Envelope::error(
@@ -703,7 +732,7 @@ impl EditorLink {
             ));
         }
         let (client, view) = self
-            .ready_for_call()
+            .ready_for_call(0)
             .await
             .map_err(|e| ErrorData::internal_error(e.message, e.data))?;
         let mut params = Map::new();

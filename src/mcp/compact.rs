@@ -6,37 +6,16 @@ use super::args::{DescribeArgs, SearchArgs};
 use super::catalog_view::{CatalogView, Origin};
 use super::envelope::Envelope;
 use crate::catalog::profiles::{SUPPORTED_PROFILES, is_supported_profile};
-use crate::search::SearchFilter;
-use hera_connector_contract::catalog::{ActionEntry, Catalog, Safety, ToolEntry};
+use crate::search::{CompactSafety, SearchFilter, callable_without_action};
+use hera_connector_contract::catalog::{ActionEntry, Catalog, ToolEntry};
 use serde_json::{Value, json};
 
-/// The five safety facts an agent needs to choose, without rules or scopes.
-pub fn compact_safety(s: &Safety) -> Value {
-    json!({
-        "risk_class": s.risk_class.as_str(),
-        "read_only": s.read_only,
-        "destructive": s.destructive,
-        "idempotent": s.idempotent,
-        "requires_confirmation": s.requires_confirmation,
-    })
-}
-
-/// A tool's worst case over its own safety, its rules and every action: read-only and
-/// idempotent only if all are, destructive or needing confirmation if any is. `risk_class` is
-/// `conditional` when the answer depends on the action or the arguments.
+/// A tool's worst case over every call of it (its own safety when callable without an action,
+/// every action, every rule), in the one compact convention `tool_search` also uses
+/// ([`CompactSafety`]): the worst concrete `risk_class`, plus `conditional: true` when the answer
+/// depends on the action or the arguments.
 pub fn folded_safety(t: &ToolEntry) -> Value {
-    let all: Vec<&Safety> = std::iter::once(&t.safety)
-        .chain(t.safety.rules.iter().map(|r| &r.safety))
-        .chain(t.actions.iter().map(|a| &a.safety))
-        .collect();
-    let varies = all.iter().any(|s| s.risk_class != t.safety.risk_class);
-    json!({
-        "risk_class": if varies || !t.safety.rules.is_empty() { "conditional" } else { t.safety.risk_class.as_str() },
-        "read_only": all.iter().all(|s| s.read_only),
-        "destructive": all.iter().any(|s| s.destructive),
-        "idempotent": all.iter().all(|s| s.idempotent),
-        "requires_confirmation": all.iter().any(|s| s.requires_confirmation),
-    })
+    CompactSafety::of(t, None).to_json()
 }
 
 fn visible(catalog: &Catalog, allow_arbitrary_code: bool) -> impl Iterator<Item = &ToolEntry> {
@@ -169,15 +148,6 @@ fn identity(t: &ToolEntry) -> Value {
     })
 }
 
-/// Whether a tool with actions can also be called without one: its tool-level schema does not
-/// require `action` (the Connector then runs the tool's default handler).
-fn callable_without_action(tool: &ToolEntry) -> bool {
-    let requires_action = tool.input_schema["required"]
-        .as_array()
-        .is_some_and(|r| r.iter().any(|v| v == "action"));
-    !requires_action
-}
-
 pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: bool) -> Envelope {
     let catalog = view.catalog();
     let tool = match find_tool(catalog, &args.name, allow_arbitrary_code) {
@@ -210,7 +180,9 @@ pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: b
                             "name": a.name,
                             "description": a.description,
                             "aliases": a.aliases,
-                            "safety": compact_safety(&a.safety),
+                            // The action's own safety folded with the rules that can apply
+                            // to it, as its search hit shows it.
+                            "safety": CompactSafety::of(tool, Some(&a.name)).to_json(),
                         })
                     })
                     .collect();
@@ -267,7 +239,7 @@ pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: b
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use hera_connector_contract::catalog::{RiskClass, SafetyDecl};
+    use hera_connector_contract::catalog::{RiskClass, Safety, SafetyDecl};
 
     fn safety(risk: RiskClass) -> Safety {
         SafetyDecl {
@@ -479,5 +451,60 @@ pub(crate) mod tests {
         );
         assert_eq!(d.code.as_deref(), Some("ACTION_NOT_FOUND"));
         assert_eq!(d.suggestions[0], "load");
+    }
+
+    /// tool_search and tool_describe speak one safety convention: the worst concrete risk class
+    /// plus `conditional: true` when the action or the arguments change the answer.
+    #[test]
+    fn search_and_describe_share_one_safety_convention() {
+        let v = view();
+        let overview = |name: &str| {
+            describe(
+                &v,
+                &DescribeArgs {
+                    name: name.into(),
+                    action: None,
+                },
+                false,
+            )
+            .to_value()
+        };
+        // console: read-only, but `clear: true` makes it destructive.
+        let d = overview("console");
+        let ts = &d["data"]["tool_safety"];
+        assert_eq!(ts["risk_class"], "destructive", "{d}");
+        assert_eq!(ts["conditional"], true);
+        assert_eq!(ts["read_only"], false);
+        let hit = search(&v, &s("clear the console", 1), false).to_value();
+        assert_eq!(hit["data"]["results"][0]["name"], "console");
+        assert_eq!(&hit["data"]["results"][0]["safety"], ts, "{hit}");
+        // scene: its actions differ (read-only info, write load, destructive close).
+        let d = overview("scene");
+        let ts = &d["data"]["tool_safety"];
+        assert_eq!(ts["risk_class"], "destructive", "{d}");
+        assert_eq!(ts["conditional"], true);
+        assert_eq!(ts["destructive"], true);
+        // Each action's overview safety is what its search hit says; one fixed answer has no
+        // `conditional`.
+        let info = d["data"]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == "info")
+            .unwrap()["safety"]
+            .clone();
+        assert_eq!(info["risk_class"], "read_only");
+        assert!(info.get("conditional").is_none(), "{info}");
+        let hit = search(&v, &s("report the active scene", 1), false).to_value();
+        assert_eq!(hit["data"]["results"][0]["action"], "info", "{hit}");
+        assert_eq!(hit["data"]["results"][0]["safety"], info);
+        // No value outside the catalog's risk classes is ever used.
+        for t in ["console", "scene"] {
+            let rc = overview(t)["data"]["tool_safety"]["risk_class"].clone();
+            assert!(
+                serde_json::from_value::<RiskClass>(rc.clone()).is_ok(),
+                "{t}: {rc}"
+            );
+        }
     }
 }

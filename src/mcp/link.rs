@@ -5,13 +5,30 @@
 //! tool that needs the Editor finds it; until then (and whenever it is down or reloading) search
 //! and describe use the last verified catalog from the on-disk cache, and `tool_call` answers a
 //! structured, retryable error that says why (not running, reloading, compiling, busy).
+//!
+//! # Which project
+//! The first Editor found by the selection rules (port, project, working directory, newest) is
+//! followed across ports and domain reloads. When that Editor goes away (heartbeat removed,
+//! `stopped`, or its process dead) and another one is running:
+//! - **pinned** (`--port`/`HERA_AGENT_PORT`, `--project`/`HERA_AGENT_PROJECT`, or the server's
+//!   working directory inside the followed project): the server stays with it, and calls say
+//!   which pinned project is not running and how to change the pin;
+//! - **not pinned**: the server selects again by the same rules, answers from the new project's
+//!   catalog (cached at once, live when its Editor is ready; native lists announce the change),
+//!   and the next tool result says so in `agent_hint`. A call that would change the new project
+//!   before the agent has heard of the switch is not sent (`PROJECT_SWITCHED`, retryable).
+//!
+//! A switch happens only between calls: never while a call is in flight (each call keeps the
+//! client and catalog it started with), and a call that waits for a busy Editor never moves to
+//! another project halfway.
 
 use super::catalog_view::{CatalogView, Origin};
 use super::envelope::Envelope;
 use crate::catalog::{self, CatalogCache, CatalogSnapshot};
 use crate::connector::{ConnectorClient, ConnectorError};
-use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Selector};
+use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Scan, Selector};
 use crate::results::{InlineCap, ProjectKey, ResultStore, StoreConfig};
+use hera_connector_contract::identity::{PathFlavor, normalize_project_path};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,11 +61,161 @@ impl Drop for Loading<'_> {
     }
 }
 
+/// Decrements the in-flight call counter when dropped.
+pub(super) struct InCall<'a>(&'a AtomicUsize);
+
+impl Drop for InCall<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// What the heartbeat files say about our Editor right now.
 enum Presence {
     /// An active heartbeat (possibly not listening, reloading, compiling…).
     Present(Box<Instance>),
-    Absent(DiscoveryError),
+    /// No usable Editor; the envelope says why and what to do.
+    Absent(Box<Envelope>),
+}
+
+impl Presence {
+    fn absent(e: Envelope) -> Presence {
+        Presence::Absent(Box::new(e))
+    }
+    fn undiscovered(d: DiscoveryError) -> Presence {
+        Presence::absent(connector_error(&ConnectorError::Discovery(d)))
+    }
+}
+
+/// What keeps the server on the followed project when its Editor goes away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pin {
+    Port(u16),
+    Project(String),
+    /// The server's working directory is inside the followed project.
+    WorkingDirectory(String),
+}
+
+impl Pin {
+    fn kind(&self) -> &'static str {
+        match self {
+            Pin::Port(_) => "port",
+            Pin::Project(_) => "project",
+            Pin::WorkingDirectory(_) => "working_directory",
+        }
+    }
+    /// "pinned to that project by …"
+    fn by(&self) -> String {
+        match self {
+            Pin::Port(p) => format!("--port / HERA_AGENT_PORT {p}"),
+            Pin::Project(p) => format!("--project / HERA_AGENT_PROJECT {p:?}"),
+            Pin::WorkingDirectory(d) => format!("its working directory ({d}), which is inside it"),
+        }
+    }
+    /// How the user points the server somewhere else.
+    fn fix(&self) -> &'static str {
+        match self {
+            Pin::Port(_) => {
+                "change or remove --port / HERA_AGENT_PORT in the MCP server's configuration and restart it"
+            }
+            Pin::Project(_) => {
+                "change or remove --project / HERA_AGENT_PROJECT in the MCP server's configuration and restart it"
+            }
+            Pin::WorkingDirectory(_) => {
+                "start the MCP server from another directory (or give it --project) and restart it"
+            }
+        }
+    }
+}
+
+/// A move to another project that the agent has not been told about yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectSwitch {
+    pub from: String,
+    pub to: String,
+}
+
+impl ProjectSwitch {
+    /// The sentence the next tool result carries in `agent_hint`.
+    pub fn hint(&self) -> String {
+        format!(
+            "Now connected to the Unity project {} (the Editor for {} is no longer running): \
+             results, search and describe come from this project.",
+            self.to, self.from
+        )
+    }
+}
+
+/// Whether `cwd` is the project directory or inside it (the selection's working-directory rule).
+fn cwd_inside(cwd: &std::path::Path, normalized_project: &str) -> bool {
+    let here = normalize_project_path(&cwd.to_string_lossy(), PathFlavor::host());
+    let root = normalized_project.trim_end_matches('/');
+    !root.is_empty() && (here == normalized_project || here.starts_with(&format!("{root}/")))
+}
+
+fn running_projects(scan: Option<&Scan>) -> Vec<String> {
+    let mut out: Vec<String> = scan
+        .map(|s| s.active().map(|i| i.project_path.clone()).collect())
+        .unwrap_or_default();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The followed project's Editor is gone and a pin keeps us on it.
+fn pinned_not_running(followed: &Instance, pin: &Pin, scan: Option<&Scan>) -> Envelope {
+    let project = &followed.project_path;
+    let running = running_projects(scan);
+    let port_owner = scan.and_then(|s| {
+        s.active()
+            .find(|i| i.port() == followed.port() && i.normalized_path != followed.normalized_path)
+            .map(|i| i.project_path.clone())
+    });
+    let mut message = format!(
+        "the Unity Editor for {project} is not running. This server is pinned to that project by \
+         {}, so it does not switch to another Editor: open {project} in Unity, or {}",
+        pin.by(),
+        pin.fix()
+    );
+    if let Some(owner) = &port_owner {
+        message.push_str(&format!(
+            ". Port {} now belongs to {owner}",
+            followed.port()
+        ));
+    }
+    if !running.is_empty() {
+        message.push_str(&format!(". Running now: {}", running.join(", ")));
+    }
+    let mut data = json!({"project": project, "pinned_by": pin.kind(), "running": running});
+    if let Some(owner) = port_owner {
+        data["port"] = json!(followed.port());
+        data["port_owner"] = json!(owner);
+    }
+    unavailable("EDITOR_NOT_RUNNING", "not_running", message, data)
+}
+
+/// The followed project's Editor is gone, nothing pins it, and no other Editor can be taken now.
+fn followed_not_running(followed: &Instance, scan: Option<&Scan>) -> Envelope {
+    let project = &followed.project_path;
+    let running = running_projects(scan);
+    let message = if running.is_empty() {
+        format!(
+            "the Unity Editor for {project} is not running. Open it (or another project) in \
+             Unity: this server connects to the Editor that is running"
+        )
+    } else {
+        format!(
+            "the Unity Editor for {project} is not running. Another Editor is running ({}); \
+             this server moves to it when no call is in flight, so retry",
+            running.join(", ")
+        )
+    };
+    unavailable(
+        "EDITOR_NOT_RUNNING",
+        "not_running",
+        message,
+        json!({"project": project, "running": running}),
+    )
 }
 
 pub struct EditorLink {
@@ -71,6 +238,10 @@ pub struct EditorLink {
     /// Spilled results of this user (`hera-result://` resources).
     pub(super) results: Arc<ResultStore>,
     pub(super) cap: InlineCap,
+    /// Calls under way ([`EditorLink::in_call`]); the followed project changes only at zero.
+    calls: AtomicUsize,
+    /// A project switch the agent has not been told about yet.
+    switched: Mutex<Option<ProjectSwitch>>,
 }
 
 /// Editor states in which calls are accepted.
@@ -183,7 +354,50 @@ impl EditorLink {
             refresh: tokio::sync::Mutex::new(()),
             loading: AtomicUsize::new(0),
             issued: Default::default(),
+            calls: AtomicUsize::new(0),
+            switched: Mutex::new(None),
         }
+    }
+
+    /// Marks a call in flight until the guard drops: no project switch happens meanwhile
+    /// (except the call's own, before it is sent anywhere; see [`EditorLink::ready_for_call`]).
+    pub(super) fn in_call(&self) -> InCall<'_> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        InCall(&self.calls)
+    }
+
+    /// Whether the followed project may change now: no call in flight besides `own` (the
+    /// caller's, when it is one).
+    fn may_switch(&self, own: usize) -> bool {
+        self.calls.load(Ordering::SeqCst) <= own
+    }
+
+    /// The project switch the agent has not heard of, consumed: the caller puts it in the
+    /// result it returns.
+    pub fn take_switch(&self) -> Option<ProjectSwitch> {
+        self.switched.lock().expect("switch lock").take()
+    }
+
+    /// Puts a consumed switch back (the result that was to carry it could not).
+    pub fn restore_switch(&self, switch: ProjectSwitch) {
+        let mut slot = self.switched.lock().expect("switch lock");
+        if slot.is_none() {
+            *slot = Some(switch);
+        }
+    }
+
+    /// What keeps the server on `followed` when its Editor is gone: a port or project given
+    /// by the user, or the working directory inside it.
+    fn pin(&self, followed: &Instance) -> Option<Pin> {
+        if let Some(p) = self.selector.port {
+            return Some(Pin::Port(p));
+        }
+        if let Some(p) = &self.selector.project {
+            return Some(Pin::Project(p.clone()));
+        }
+        let cwd = self.selector.cwd.as_ref()?;
+        cwd_inside(cwd, &followed.normalized_path)
+            .then(|| Pin::WorkingDirectory(cwd.display().to_string()))
     }
 
     pub fn home(&self) -> &AgentHome {
@@ -236,42 +450,135 @@ impl EditorLink {
     }
 
     /// Reads the heartbeats once: the followed project if we have one, else the selection rules.
-    async fn observe(&self) -> Presence {
-        if let Some(client) = self.client() {
-            return match client.refresh_instance().await {
-                Ok(Some(i)) => Presence::Present(Box::new(i)),
-                Ok(None) => {
-                    let i = client.instance();
-                    Presence::Absent(DiscoveryError::ProjectNotFound {
-                        query: i.project_path.clone(),
-                        available: Vec::new(),
-                    })
-                }
-                Err(ConnectorError::Discovery(e)) => Presence::Absent(e),
-                Err(e) => Presence::Absent(DiscoveryError::ProjectNotFound {
-                    query: e.to_string(),
-                    available: Vec::new(),
-                }),
+    /// With `may_switch`, an unpinned server whose project's Editor is gone moves to the Editor
+    /// the selection rules pick now (see the module doc).
+    async fn observe(&self, may_switch: bool) -> Presence {
+        // Two passes at most: a second only when another task switched projects under us.
+        for _ in 0..2 {
+            let Some(client) = self.client() else {
+                return self.observe_unbound().await;
             };
+            let followed = client.instance();
+            let scan = match discovery::scan_async(&self.home).await {
+                Ok(s) => s,
+                Err(e) => return Presence::undiscovered(e),
+            };
+            if let Some(i) = discovery::find_project(&scan, &followed.normalized_path) {
+                client.update_instance(i.clone());
+                return Presence::Present(Box::new(i));
+            }
+            if let Some(pin) = self.pin(&followed) {
+                return Presence::absent(pinned_not_running(&followed, &pin, Some(&scan)));
+            }
+            if !may_switch {
+                return Presence::absent(followed_not_running(&followed, Some(&scan)));
+            }
+            let next = match discovery::select(&scan, &self.selector) {
+                Ok(i) => i,
+                // Chosen but still loading: follow it anyway; calls wait or say so.
+                Err(DiscoveryError::NotListening { project }) => {
+                    match scan.active().find(|i| i.project_path == project) {
+                        Some(i) => i.clone(),
+                        None => {
+                            return Presence::absent(followed_not_running(&followed, Some(&scan)));
+                        }
+                    }
+                }
+                Err(_) => return Presence::absent(followed_not_running(&followed, Some(&scan))),
+            };
+            if self.switch_project(&followed, &next) {
+                return Presence::Present(Box::new(next));
+            }
         }
+        match self.client() {
+            Some(c) => Presence::absent(followed_not_running(&c.instance(), None)),
+            None => self.observe_unbound().await,
+        }
+    }
+
+    /// No Editor followed yet: the selection rules, and the chosen one becomes the followed.
+    async fn observe_unbound(&self) -> Presence {
         let scan = match discovery::scan_async(&self.home).await {
             Ok(s) => s,
-            Err(e) => return Presence::Absent(e),
+            Err(e) => return Presence::undiscovered(e),
         };
         match discovery::select(&scan, &self.selector) {
             Ok(i) => {
-                let client = ConnectorClient::new(self.home.clone(), i.clone(), self.timeout);
-                *self.client.lock().expect("client lock") = Some(client);
+                let mut slot = self.client.lock().expect("client lock");
+                if slot.is_none() {
+                    *slot = Some(ConnectorClient::new(
+                        self.home.clone(),
+                        i.clone(),
+                        self.timeout,
+                    ));
+                }
                 Presence::Present(Box::new(i))
             }
             Err(DiscoveryError::NotListening { project }) => {
                 match scan.active().find(|i| i.project_path == project) {
                     Some(i) => Presence::Present(Box::new(i.clone())),
-                    None => Presence::Absent(DiscoveryError::NotListening { project }),
+                    None => Presence::undiscovered(DiscoveryError::NotListening { project }),
                 }
             }
-            Err(e) => Presence::Absent(e),
+            Err(e) => {
+                let mut env = connector_error(&ConnectorError::Discovery(e));
+                if let Some(fix) = self.selector_fix() {
+                    env.message = format!("{}; {fix}", env.message.trim_end_matches('.'));
+                }
+                Presence::absent(env)
+            }
         }
+    }
+
+    /// How to point a server that selects by port or project at another Editor, for errors of
+    /// the first selection.
+    fn selector_fix(&self) -> Option<&'static str> {
+        if self.selector.port.is_some() {
+            Some(Pin::Port(0).fix())
+        } else if self.selector.project.is_some() {
+            Some(Pin::Project(String::new()).fix())
+        } else {
+            None
+        }
+    }
+
+    /// Follows `next` instead of `gone`, unless another task already replaced `gone`. The new
+    /// project's cached catalog (or none) is published at once, so nothing answers from the old
+    /// project's catalog; the caller loads the live one when the Editor is ready.
+    fn switch_project(&self, gone: &Instance, next: &Instance) -> bool {
+        {
+            let mut slot = self.client.lock().expect("client lock");
+            let current = slot.as_ref().map(|c| c.instance().normalized_path);
+            if current.as_deref() != Some(gone.normalized_path.as_str()) {
+                return false;
+            }
+            *slot = Some(ConnectorClient::new(
+                self.home.clone(),
+                next.clone(),
+                self.timeout,
+            ));
+        }
+        tracing::info!(
+            from = %gone.project_path,
+            to = %next.project_path,
+            "the followed Unity Editor is gone; now following another project"
+        );
+        let view = self
+            .cache
+            .latest_for_project(&next.project_id())
+            .map(|s| Self::view_of(s, Some(next)));
+        self.view.send_replace(view);
+        let mut pending = self.switched.lock().expect("switch lock");
+        // Two switches before the agent heard of either: it still only knows the first `from`.
+        let from = pending
+            .take()
+            .map(|p| p.from)
+            .unwrap_or_else(|| gone.project_path.clone());
+        *pending = (from != next.project_path).then(|| ProjectSwitch {
+            from,
+            to: next.project_path.clone(),
+        });
+        true
     }
 
     /// The project whose cached catalog to serve when no live one is available.
@@ -328,6 +635,7 @@ impl EditorLink {
     async fn refresh(&self, instance: &Instance) -> Result<Arc<CatalogView>, ConnectorError> {
         let fresh = |v: &Arc<CatalogView>| {
             v.origin == Origin::Live
+                && v.catalog().project_id == instance.project_id()
                 && instance
                     .domain_epoch()
                     .is_none_or(|e| e == v.snapshot.domain_epoch())
@@ -341,7 +649,13 @@ impl EditorLink {
         }
         let client = match self.client() {
             Some(c) => {
-                c.update_instance(instance.clone());
+                if !c.update_instance(instance.clone()) {
+                    // The followed project changed while this request waited for the lock.
+                    return Err(ConnectorError::Discovery(DiscoveryError::ProjectNotFound {
+                        query: instance.project_path.clone(),
+                        available: Vec::new(),
+                    }));
+                }
                 c
             }
             None => {
@@ -380,14 +694,20 @@ impl EditorLink {
         }
         let view = Self::view_of(snapshot, Some(&client.instance()));
         drop(loading);
-        self.publish(view.clone());
+        // Only the followed project's catalog is published.
+        let followed = self
+            .client()
+            .is_some_and(|c| c.instance().normalized_path == client.instance().normalized_path);
+        if followed {
+            self.publish(view.clone());
+        }
         Ok(view)
     }
 
     /// The catalog for search and describe: live when the Editor answers within a short wait,
     /// else the last cached one. Never blocks longer than [`READ_REFRESH_WAIT`].
     pub async fn view_for_reading(&self) -> Result<Arc<CatalogView>, Envelope> {
-        let presence = self.observe().await;
+        let presence = self.observe(self.may_switch(0)).await;
         let instance = match &presence {
             Presence::Present(i) => Some(i.as_ref()),
             Presence::Absent(_) => None,
@@ -434,7 +754,7 @@ impl EditorLink {
         let mut e = match (failure, presence) {
             (Some(f), _) => f,
             (None, Presence::Present(i)) => state_error(&i),
-            (None, Presence::Absent(d)) => connector_error(&ConnectorError::Discovery(d)),
+            (None, Presence::Absent(e)) => *e,
         };
         e.message = format!("{}. {NO_CACHE}", e.message.trim_end_matches('.'));
         Err(e)
@@ -442,13 +762,21 @@ impl EditorLink {
 
     /// An Editor ready for a call, with a catalog of its current domain. Waits up to
     /// [`SETTLE_WAIT`] for a reloading or compiling Editor; a missing one is reported at once.
-    pub async fn ready_for_call(&self) -> Result<(ConnectorClient, Arc<CatalogView>), Envelope> {
+    ///
+    /// `own_calls` is how many in-flight calls are the caller's own (1 inside `tool_call`):
+    /// only the first look may move to another project, and only when no other call is in
+    /// flight; a call that waits for a busy Editor stays with its project.
+    pub async fn ready_for_call(
+        &self,
+        own_calls: usize,
+    ) -> Result<(ConnectorClient, Arc<CatalogView>), Envelope> {
         let deadline = Instant::now() + SETTLE_WAIT.min(self.timeout);
+        let mut may_switch = self.may_switch(own_calls);
         let instance = loop {
-            match self.observe().await {
-                Presence::Absent(d) => {
-                    return Err(connector_error(&ConnectorError::Discovery(d)));
-                }
+            let presence = self.observe(may_switch).await;
+            may_switch = false;
+            match presence {
+                Presence::Absent(e) => return Err(*e),
                 Presence::Present(i) if callable_state(i.state()) && i.is_listening() => break i,
                 Presence::Present(i) => {
                     if Instant::now() >= deadline {
@@ -475,7 +803,7 @@ impl EditorLink {
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(WATCH_INTERVAL).await;
-                let Presence::Present(i) = self.observe().await else {
+                let Presence::Present(i) = self.observe(self.may_switch(0)).await else {
                     continue;
                 };
                 if !(callable_state(i.state()) && i.is_listening()) {
@@ -483,6 +811,7 @@ impl EditorLink {
                 }
                 let stale = self.current_view().is_none_or(|v| {
                     v.origin != Origin::Live
+                        || v.catalog().project_id != i.project_id()
                         || i.domain_epoch()
                             .is_some_and(|e| e != v.snapshot.domain_epoch())
                 });
@@ -491,5 +820,86 @@ impl EditorLink {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hera_connector_contract::wire::Heartbeat;
+    use std::path::{Path, PathBuf};
+
+    fn instance(project: &str, port: u16, state: &str) -> Instance {
+        let hb = Heartbeat {
+            state: Some(state.into()),
+            project_path: Some(project.into()),
+            port,
+            pid: None,
+            unity_version: None,
+            docs_version: None,
+            compiler: None,
+            domain_epoch: None,
+            features: None,
+            timestamp: Some(100),
+            compile_errors: None,
+        };
+        Instance::from_heartbeat(hb, PathBuf::from(format!("{port}.json")))
+    }
+
+    #[test]
+    fn the_working_directory_pins_only_from_inside_the_project() {
+        assert!(cwd_inside(Path::new("/work/Game"), "/work/Game"));
+        assert!(cwd_inside(
+            Path::new("/work/Game/Assets/Scenes"),
+            "/work/Game"
+        ));
+        assert!(!cwd_inside(Path::new("/work/GameTools"), "/work/Game"));
+        assert!(!cwd_inside(Path::new("/work"), "/work/Game"));
+        assert!(!cwd_inside(Path::new("/work"), ""));
+    }
+
+    #[test]
+    fn a_pinned_error_names_the_project_the_pin_its_fix_and_what_runs() {
+        let gone = instance("/work/Alpha", 8090, "stopped");
+        let scan = Scan {
+            dir: PathBuf::from("/h/.hera-agent-unity/instances"),
+            instances: vec![gone.clone(), instance("/work/Beta", 8090, "ready")],
+            ..Default::default()
+        };
+        let e = pinned_not_running(
+            &gone,
+            &Pin::WorkingDirectory("/work/Alpha/Assets".into()),
+            Some(&scan),
+        );
+        assert_eq!(e.code.as_deref(), Some("EDITOR_NOT_RUNNING"));
+        for part in [
+            "/work/Alpha is not running",
+            "working directory (/work/Alpha/Assets)",
+            "start the MCP server from another directory",
+            "Port 8090 now belongs to /work/Beta",
+            "Running now: /work/Beta",
+        ] {
+            assert!(e.message.contains(part), "{part:?}: {}", e.message);
+        }
+        let data = e.data.unwrap();
+        assert_eq!(data["pinned_by"], "working_directory");
+        assert_eq!(data["port_owner"], "/work/Beta");
+        assert_eq!(data["retryable"], true);
+
+        let e = followed_not_running(&gone, None);
+        assert!(
+            e.message.contains("Open it (or another project)"),
+            "{}",
+            e.message
+        );
+        let hint = ProjectSwitch {
+            from: "/work/Alpha".into(),
+            to: "/work/Beta".into(),
+        }
+        .hint();
+        assert!(
+            hint.starts_with("Now connected to the Unity project /work/Beta"),
+            "{hint}"
+        );
     }
 }

@@ -13,7 +13,8 @@
 //! - `surface`: the published list: its lifecycle, paging and `tools/list_changed`.
 //! - `args`, `schema_check`: strict decoding and JSON-Schema validation with pointers.
 //! - `compact`: tool_search and tool_describe over a catalog view.
-//! - `link`: the lazily connected Editor: cached/live catalog, heartbeat watch, tool_call.
+//! - `link`: the lazily connected Editor: cached/live catalog, heartbeat watch, which project
+//!   (following it, or moving to the open one when nothing pins it), tool_call.
 //!
 //! # Why these choices
 //! The server must start, list its tools and answer search/describe with no Editor running

@@ -149,6 +149,42 @@ impl HeraServer {
     }
 }
 
+impl HeraServer {
+    /// Puts a project switch the agent has not heard of into this result's `agent_hint` (before
+    /// any hint the result has). Task and input-required answers have no hint: the switch waits
+    /// for the next result.
+    fn tell_switch(&self, answer: Answer) -> Answer {
+        let Some(switch) = self.link.take_switch() else {
+            return answer;
+        };
+        let join = |hint: Option<&str>| match hint {
+            Some(h) if !h.is_empty() => format!("{} {h}", switch.hint()),
+            _ => switch.hint(),
+        };
+        match answer {
+            Answer::Made(mut e) => {
+                e.agent_hint = Some(join(e.agent_hint.as_deref()));
+                Answer::Made(e)
+            }
+            Answer::FromEditor(mut shaped) => match shaped.structured.as_object_mut() {
+                Some(o) => {
+                    let hint = join(o.get("agent_hint").and_then(|h| h.as_str()));
+                    o.insert("agent_hint".into(), hint.into());
+                    Answer::FromEditor(shaped)
+                }
+                None => {
+                    self.link.restore_switch(switch);
+                    Answer::FromEditor(shaped)
+                }
+            },
+            other => {
+                self.link.restore_switch(switch);
+                other
+            }
+        }
+    }
+}
+
 /// A native tool's name as a client sent it: exact, or with a namespace prefix some older
 /// clients add (`hera__scene`, `hera.scene`, `hera/scene`) when the bare name is known.
 fn native_name(sent: &str, known: impl Fn(&str) -> bool) -> String {
@@ -287,10 +323,8 @@ impl ServerHandler for HeraServer {
     ) -> Result<CallToolResponse, ErrorData> {
         if let Some(profile) = self.surface.exposure().profile() {
             let profile = profile.to_string();
-            return Ok(self
-                .call_native(&profile, &request, &ctx)
-                .await?
-                .into_response());
+            let answer = self.call_native(&profile, &request, &ctx).await?;
+            return Ok(self.tell_switch(answer).into_response());
         }
         let Some(tool) = canonical_tool_name(&request.name) else {
             return Err(ErrorData::invalid_params(
@@ -321,7 +355,7 @@ impl ServerHandler for HeraServer {
                 Ok(a) => self.run_call(a, None, &request, &ctx).await?,
             },
         };
-        Ok(envelope.into_response())
+        Ok(self.tell_switch(envelope).into_response())
     }
 
     /// This project's spilled results, newest first.

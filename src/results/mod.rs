@@ -80,14 +80,18 @@ mod shape;
 mod store;
 mod uri;
 
-pub use preview::{PREVIEW_MAX_BYTES, preview, summary_line};
+pub use preview::{
+    PREVIEW_CAP_DIVISOR, PREVIEW_MAX_BYTES, PREVIEW_MIN_BYTES, preview, preview_budget,
+    preview_within, summary_line,
+};
 pub use schema::{REASONS, STATUSES, envelope_output_schema};
 pub use screen::{
     Finding, FindingKind, KEY_EXACT, KEY_SUFFIXES, Screening, is_credential_key, screen, value_kind,
 };
 pub use shape::{
     DEFAULT_INLINE_CAP, INLINE_CAP_ENV, InlineCap, InlineCapError, MAX_INLINE_CAP, ResultLink,
-    ResultSafety, ResultShape, ShapeContext, ShapedResult, WITHHELD_CODE, shape_result,
+    ResultSafety, ResultShape, SPILLED_MIN_BYTES, ShapeContext, ShapedResult, WITHHELD_CODE,
+    shape_result,
 };
 pub use store::{
     CAP_ENV, Clock, ConfigError, DEFAULT_PROJECT_CAP_BYTES, DEFAULT_RETENTION, JSON_MIME,

@@ -4,13 +4,24 @@
 //! preview answers the usual first questions (how many, what keys, what does an item look like,
 //! where are the big arrays so I can page them) in at most [`PREVIEW_MAX_BYTES`] of JSON.
 //!
+//! The budget follows the inline cap ([`preview_budget`]): a user who sets a small cap asked for
+//! small answers, and a preview larger than the cap would defeat it (a 32-byte cap once gave a
+//! 2.3 KB spilled answer for a 460-byte payload). At the default 16 KiB cap the budget is the full
+//! [`PREVIEW_MAX_BYTES`]; it never drops below [`PREVIEW_MIN_BYTES`], which always holds the type
+//! and the counts, so even a tiny preview says what came back.
+//!
 //! The preview describes the envelope's `data` (where a tool's output lives). Array pointers are
 //! absolute (`/data/items`), so they can be used as-is in `?items=<pointer>` reads.
 
 use serde_json::{Map, Value, json};
 
-/// Upper bound of the serialized preview.
+/// Upper bound of the serialized preview, whatever the cap.
 pub const PREVIEW_MAX_BYTES: usize = 2048;
+/// Lower bound of the preview budget: room for `data_type` and `key_count`/`length` (at most
+/// ~60 bytes) and usually the largest array's pointer.
+pub const PREVIEW_MIN_BYTES: usize = 128;
+/// The preview may use this fraction (1/N) of the inline cap: 2 KiB at the default 16 KiB.
+pub const PREVIEW_CAP_DIVISOR: usize = 8;
 /// How many items of the largest array are shown.
 pub const SAMPLE_ITEMS: usize = 3;
 
@@ -129,8 +140,22 @@ fn sample(array: &[Value], pointer: &str, budget: usize) -> Option<Value> {
     None
 }
 
-/// The preview object (schema: `result.preview` in [`super::envelope_output_schema`]).
+/// How many bytes the preview of a result may use under an inline cap of `cap_bytes`:
+/// `cap / 8`, at least [`PREVIEW_MIN_BYTES`] and at most [`PREVIEW_MAX_BYTES`].
+pub fn preview_budget(cap_bytes: usize) -> usize {
+    (cap_bytes / PREVIEW_CAP_DIVISOR).clamp(PREVIEW_MIN_BYTES, PREVIEW_MAX_BYTES)
+}
+
+/// The preview object at the largest budget, [`PREVIEW_MAX_BYTES`] (schema: `result.preview` in
+/// [`super::envelope_output_schema`]).
 pub fn preview(envelope: &Value) -> Value {
+    preview_within(envelope, PREVIEW_MAX_BYTES)
+}
+
+/// The preview object in at most `budget` bytes of JSON (see [`preview_budget`]); a budget below
+/// [`PREVIEW_MIN_BYTES`] or above [`PREVIEW_MAX_BYTES`] is clamped to that range.
+pub fn preview_within(envelope: &Value, budget: usize) -> Value {
+    let budget = budget.clamp(PREVIEW_MIN_BYTES, PREVIEW_MAX_BYTES);
     let Some(data) = envelope.get("data") else {
         return json!({"data_type": "none"});
     };
@@ -164,42 +189,59 @@ pub fn preview(envelope: &Value) -> Value {
         out.insert("arrays".into(), list.into());
     }
     if let Some((pointer, _)) = found.first().filter(|(_, n)| *n > 0) {
-        let budget = PREVIEW_MAX_BYTES.saturating_sub(size(&Value::Object(out.clone())) + 16);
+        let room = budget.saturating_sub(size(&Value::Object(out.clone())) + 16);
         if let Some(Value::Array(items)) = envelope.pointer(pointer)
-            && let Some(s) = sample(items, pointer, budget)
+            && let Some(s) = sample(items, pointer, room)
         {
             out.insert("sample".into(), s);
         }
     }
-    enforce_budget(out)
+    enforce_budget(out, budget)
 }
 
-/// Keys and pointers can be long in bytes (multi-byte names); drop detail until the preview
-/// fits, least useful first.
-fn enforce_budget(mut out: Map<String, Value>) -> Value {
-    loop {
-        let fits = size(&Value::Object(out.clone())) <= PREVIEW_MAX_BYTES;
-        if fits {
-            return Value::Object(out);
+/// Keys and pointers can be long in bytes (multi-byte names), and a small budget holds little:
+/// drop detail until the preview fits, least useful first. `data_type` and the counts stay.
+fn enforce_budget(mut out: Map<String, Value>, budget: usize) -> Value {
+    // Each pass removes something, and there are at most MAX_KEYS + MAX_ARRAYS + a few
+    // removable things, so this ends; the bound only makes that visible.
+    for _ in 0..(MAX_KEYS + MAX_ARRAYS + TEXT_CHARS + 8) {
+        if size(&Value::Object(out.clone())) <= budget {
+            break;
         }
         if out.remove("sample").is_some() {
             continue;
         }
-        let shorten = |v: &mut Value| match v.as_array_mut() {
-            Some(a) if !a.is_empty() => {
-                a.pop();
-                true
-            }
-            _ => false,
-        };
-        if out.get_mut("keys").is_some_and(shorten) || out.get_mut("arrays").is_some_and(shorten) {
+        // Keys go before array pointers: a pointer is what a `?items=` read needs.
+        if shorten(&mut out, "keys") || shorten(&mut out, "arrays") {
             continue;
         }
-        // Only `text` can be left (at most TEXT_CHARS characters): drop it as a last resort.
-        if out.remove("text").is_none() {
-            return Value::Object(out);
+        // Only `text` can be left (at most TEXT_CHARS characters): shorten it, then drop it.
+        match out.get("text").and_then(Value::as_str) {
+            Some(t) if t.chars().count() > 16 => {
+                let half = t.chars().count() / 2;
+                let clipped = clip_chars(t.trim_end_matches('…'), half);
+                out.insert("text".into(), clipped.into());
+            }
+            Some(_) => {
+                out.remove("text");
+            }
+            None => break,
         }
     }
+    Value::Object(out)
+}
+
+/// Drops the last entry of the list at `key`, and the list itself once it is empty (an empty
+/// `keys` next to a non-zero `key_count` would read as "no keys").
+fn shorten(out: &mut Map<String, Value>, key: &str) -> bool {
+    let Some(list) = out.get_mut(key).and_then(Value::as_array_mut) else {
+        return false;
+    };
+    list.pop();
+    if list.is_empty() {
+        out.remove(key);
+    }
+    true
 }
 
 /// One line for listings: what the result holds, e.g. `object, 3 keys; /data/items: 5000 items`.
@@ -308,5 +350,38 @@ mod tests {
                 .count(),
             81
         );
+    }
+
+    #[test]
+    fn a_small_budget_keeps_the_type_counts_and_pointers_first() {
+        let env = json!({"success": true, "message": "", "data": {
+            "scene": "Main", "items": big_items(50), "tags": ["a", "b"], "more": 1, "other": 2}});
+        for budget in [0, PREVIEW_MIN_BYTES, 200, 400, 1000] {
+            let p = preview_within(&env, budget);
+            assert!(size(&p) <= budget.max(PREVIEW_MIN_BYTES), "{budget}: {p}");
+            assert_eq!(p["data_type"], "object");
+            assert_eq!(p["key_count"], 5);
+            // Never an empty list next to a non-zero count.
+            assert!(
+                p.get("keys")
+                    .is_none_or(|k| !k.as_array().unwrap().is_empty())
+            );
+            assert!(
+                p.get("arrays")
+                    .is_none_or(|k| !k.as_array().unwrap().is_empty())
+            );
+        }
+        // The largest array's pointer outlives the key names.
+        let p = preview_within(&env, 200);
+        assert_eq!(p["arrays"][0]["pointer"], "/data/items", "{p}");
+        // Text is shortened before it is dropped.
+        let p = preview_within(&json!({"data": "word ".repeat(100)}), PREVIEW_MIN_BYTES);
+        assert_eq!(p["length"], 500);
+        assert!(!p["text"].as_str().unwrap().is_empty(), "{p}");
+        assert!(size(&p) <= PREVIEW_MIN_BYTES);
+        // The budget follows the cap between the bounds.
+        assert_eq!(preview_budget(1), PREVIEW_MIN_BYTES);
+        assert_eq!(preview_budget(2048), 256);
+        assert_eq!(preview_budget(1 << 30), PREVIEW_MAX_BYTES);
     }
 }

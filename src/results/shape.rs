@@ -15,7 +15,7 @@
 //! `success: true` and its `operation_id`: the change happened, and reporting a failure would
 //! invite the agent to repeat it (anchor §10.18).
 
-use super::preview::{clip_chars, preview, summary_line};
+use super::preview::{clip_chars, preview, preview_budget, preview_within, summary_line};
 use super::schema::REASONS;
 use super::screen::{Screening, screen};
 use super::store::{JSON_MIME, ResultStore, SpoolMeta, StoredResult};
@@ -29,6 +29,11 @@ pub const DEFAULT_INLINE_CAP: usize = 16 * 1024;
 pub const MAX_INLINE_CAP: usize = 64 * 1024 * 1024;
 /// The environment variable read by [`InlineCap::from_env`].
 pub const INLINE_CAP_ENV: &str = "HERA_MCP_MAX_INLINE_BYTES";
+/// What a spilled answer may take even under a smaller cap: its link, hash, reason and next
+/// steps (about 1 KiB) plus a [`super::PREVIEW_MIN_BYTES`] preview. A spilled answer is at most
+/// `max(cap, SPILLED_MIN_BYTES)` bytes of JSON when the Editor's own message, hint, suggestions
+/// and diagnostics (kept as sent, each bounded) are short, as they are for ordinary results.
+pub const SPILLED_MIN_BYTES: usize = 1536;
 /// The code of every withheld result.
 pub const WITHHELD_CODE: &str = "RESULT_WITHHELD";
 
@@ -269,7 +274,9 @@ pub fn shape_result(envelope: &Value, ctx: &ShapeContext<'_>) -> ShapedResult {
             link: None,
         };
     }
-    let pv = preview(envelope);
+    // The agent's preview fits a budget that follows the cap; listings and the link describe the
+    // result from the full-size preview (they are not part of the structured answer).
+    let pv = preview_within(envelope, preview_budget(ctx.cap.bytes()));
     match ctx.safety {
         ResultSafety::Unresolved => {
             return withheld(envelope, ctx, full.len(), Withhold::Unresolved(pv));
@@ -283,7 +290,7 @@ pub fn shape_result(envelope: &Value, ctx: &ShapeContext<'_>) -> ShapedResult {
         ResultSafety::Resolved { .. } => {}
     }
     let kept = Kept::of(envelope, ctx.operation_id);
-    let summary = summary_line(&pv);
+    let summary = summary_line(&preview(envelope));
     let meta = SpoolMeta {
         label: ctx.label,
         operation_id: kept.operation_id.as_deref(),

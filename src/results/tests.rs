@@ -1042,3 +1042,57 @@ fn safety_from_the_catalog() {
     s.read_only = true;
     assert_eq!(ResultSafety::from(&s), READ);
 }
+
+/// The preview follows the cap: a small cap gives a small spilled answer (the 32-byte cap once
+/// gave ~2.3 KB for a 460-byte payload), the default cap keeps the full 2 KiB preview, and the
+/// type and counts survive the smallest budget.
+#[test]
+fn the_spilled_answer_follows_the_inline_cap() {
+    let f = fixture(StoreConfig::default());
+    let v = validator();
+    assert_eq!(preview_budget(DEFAULT_INLINE_CAP), PREVIEW_MAX_BYTES);
+    assert_eq!(preview_budget(32), PREVIEW_MIN_BYTES);
+    assert_eq!(preview_budget(4096), 512);
+    // A scene/info-sized answer (≈460 bytes) and a large one, under caps from tiny to default.
+    let scene_info = json!({"success": true, "message": "Active scene: SampleScene", "data": {
+        "name": "SampleScene", "path": "Assets/Scenes/SampleScene.unity", "handle": 12345,
+        "is_dirty": false, "is_loaded": true, "root_count": 3, "build_index": 0,
+        "scenes": [{"name": "SampleScene", "path": "Assets/Scenes/SampleScene.unity", "is_loaded": true,
+            "is_dirty": false, "handle": 12345, "root_count": 3, "build_index": 0}],
+        "roots": ["Main Camera", "Directional Light", "Global Volume"]},
+        "timings": {"total_ms": 2}});
+    for env in [scene_info, big_envelope(2000)] {
+        for cap in [1, 32, 256, 1024, 1536, 2048, 4096, DEFAULT_INLINE_CAP] {
+            let s = shape_result(&env, &ctx(&f, READ, cap, None));
+            if s.shape == ResultShape::Inline {
+                continue;
+            }
+            assert_eq!(s.shape, ResultShape::Spilled, "cap {cap}");
+            assert_fits(&v, &s);
+            let answer = serde_json::to_vec(&s.structured).unwrap().len();
+            let preview = serde_json::to_vec(&s.structured["result"]["preview"])
+                .unwrap()
+                .len();
+            assert!(
+                preview <= preview_budget(cap),
+                "cap {cap}: preview {preview} B"
+            );
+            assert!(
+                answer <= cap.max(SPILLED_MIN_BYTES),
+                "cap {cap}: the spilled answer is {answer} B: {}",
+                s.structured
+            );
+            // The smallest preview still says what came back.
+            assert_eq!(s.structured["result"]["preview"]["data_type"], "object");
+            assert!(s.structured["result"]["preview"]["key_count"].is_u64());
+        }
+    }
+    // The listing keeps describing the result in full, whatever the cap.
+    let s = shape_result(&big_envelope(2000), &ctx(&f, READ, 32, None));
+    let link = s.link.unwrap();
+    assert!(
+        link.description.contains("/data/items: 2000 items"),
+        "{}",
+        link.description
+    );
+}

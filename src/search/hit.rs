@@ -1,6 +1,6 @@
 //! What a search returns and what it may look at: [`SearchHit`] and [`SearchFilter`].
 
-use hera_connector_contract::catalog::{RiskClass, Safety, ToolEntry};
+use hera_connector_contract::catalog::{RiskClass, Safety, SafetyRule, ToolEntry};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -26,8 +26,18 @@ pub struct SearchHit {
     pub safety: CompactSafety,
 }
 
-/// The worst case of a call to this hit, folded over the tool-level safety rules that can apply
-/// to it (anchor weakness §10.16: the action's own safety is included, not only the tool's).
+/// The compact safety convention, the one `tool_search` hits and `tool_describe` (its
+/// `tool_safety` and the action overview) both use: the worst case over every safety the call
+/// can resolve to, as five flags and a risk class.
+///
+/// - `risk_class` is always a concrete class, the worst one reachable, so clients that switch on
+///   its values get a real class (the Go anchor wrote `"conditional"` there and threw the class
+///   away).
+/// - `conditional: true` (omitted when false) says the answer depends on the action or the
+///   arguments: a tool-level rule applies, or the reachable safeties differ. `tool_describe`
+///   with an action shows the rules.
+///
+/// Folding includes the action's own safety, not only the tool's rules (anchor weakness §10.16).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CompactSafety {
     pub risk_class: RiskClass,
@@ -35,48 +45,113 @@ pub struct CompactSafety {
     pub destructive: bool,
     pub idempotent: bool,
     pub requires_confirmation: bool,
-    /// Some arguments change the safety (a tool-level rule exists); `tool_describe` has details.
+    /// The safety depends on the action or the arguments; `tool_describe` has details.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub conditional: bool,
 }
 
+/// Whether `tool` can be called without an action: it has none, or its tool-level schema does
+/// not require `action` (the Connector then runs the tool's default handler, whose safety is the
+/// tool's own).
+pub fn callable_without_action(tool: &ToolEntry) -> bool {
+    tool.actions.is_empty()
+        || !tool.input_schema["required"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|v| v == "action"))
+}
+
+/// The action a tool-level rule is pinned to (`when.action.const`), if any.
+fn pinned_action(rule: &SafetyRule) -> Option<&str> {
+    rule.when
+        .get("action")
+        .and_then(|c| c.get("const"))
+        .and_then(Value::as_str)
+}
+
 impl CompactSafety {
-    /// Safety of calling `tool` with `action` (or without one): that action's safety, or the
-    /// tool's, folded with every tool-level rule that is not pinned to a different action.
-    pub(crate) fn of(tool: &ToolEntry, action: Option<&str>) -> CompactSafety {
-        let base: &Safety = action
-            .and_then(|a| tool.action(a))
-            .map(|a| &a.safety)
-            .unwrap_or(&tool.safety);
-        let mut s = CompactSafety {
-            risk_class: base.risk_class,
-            read_only: base.read_only,
-            destructive: base.destructive,
-            idempotent: base.idempotent,
-            requires_confirmation: base.requires_confirmation,
-            conditional: false,
-        };
-        for rule in &tool.safety.rules {
-            let pinned = rule.when.get("action").and_then(|c| c.get("const"));
-            let applies = match (pinned, action) {
-                (None, _) => true,
-                (Some(v), Some(a)) => v.as_str() == Some(a),
-                (Some(_), None) => false,
-            };
-            if !applies {
-                continue;
+    /// The worst case of calling `tool`:
+    /// - `Some(action)`: a call of that action, i.e. the action's safety folded with every
+    ///   tool-level rule not pinned to a different action (an unknown action falls back to the
+    ///   tool's safety, as resolution does);
+    /// - `None`: any call of the tool, i.e. the tool's own safety when it is callable without
+    ///   an action, every action's safety, and every rule that some call can match.
+    pub fn of(tool: &ToolEntry, action: Option<&str>) -> CompactSafety {
+        let mut bases: Vec<&Safety> = Vec::new();
+        let mut rules: Vec<&SafetyRule> = Vec::new();
+        match action.map(|a| (a, tool.action(a))) {
+            Some((_, Some(a))) => {
+                bases.push(&a.safety);
+                rules.extend(
+                    tool.safety.rules.iter().filter(|r| {
+                        pinned_action(r).is_none_or(|p| p.eq_ignore_ascii_case(&a.name))
+                    }),
+                );
             }
-            let r = &rule.safety;
-            s.conditional = true;
-            s.read_only &= r.read_only;
-            s.idempotent &= r.idempotent;
-            s.destructive |= r.destructive;
-            s.requires_confirmation |= r.requires_confirmation;
-            if worse(r.risk_class, s.risk_class) {
-                s.risk_class = r.risk_class;
+            Some((_, None)) => {
+                bases.push(&tool.safety);
+                rules.extend(
+                    tool.safety
+                        .rules
+                        .iter()
+                        .filter(|r| pinned_action(r).is_none()),
+                );
+            }
+            None => {
+                if callable_without_action(tool) {
+                    bases.push(&tool.safety);
+                }
+                bases.extend(tool.actions.iter().map(|a| &a.safety));
+                rules.extend(
+                    tool.safety
+                        .rules
+                        .iter()
+                        .filter(|r| pinned_action(r).is_none_or(|p| tool.action(p).is_some())),
+                );
             }
         }
+        let all: Vec<&Safety> = bases
+            .iter()
+            .copied()
+            .chain(rules.iter().map(|r| &r.safety))
+            .collect();
+        let Some(first) = all.first() else {
+            // Not reachable for a catalog that passed its structure check (an action-required
+            // tool has actions); the tool's own safety is the honest answer.
+            return CompactSafety::flags(&tool.safety);
+        };
+        let mut s = CompactSafety::flags(first);
+        for other in &all[1..] {
+            let o = CompactSafety::flags(other);
+            s.read_only &= o.read_only;
+            s.idempotent &= o.idempotent;
+            s.destructive |= o.destructive;
+            s.requires_confirmation |= o.requires_confirmation;
+            if worse(o.risk_class, s.risk_class) {
+                s.risk_class = o.risk_class;
+            }
+        }
+        s.conditional = !rules.is_empty()
+            || all
+                .iter()
+                .any(|x| CompactSafety::flags(x) != CompactSafety::flags(first));
         s
+    }
+
+    /// One safety's five facts, unconditional.
+    fn flags(s: &Safety) -> CompactSafety {
+        CompactSafety {
+            risk_class: s.risk_class,
+            read_only: s.read_only,
+            destructive: s.destructive,
+            idempotent: s.idempotent,
+            requires_confirmation: s.requires_confirmation,
+            conditional: false,
+        }
+    }
+
+    /// The JSON object both tools return (`conditional` only when true).
+    pub fn to_json(self) -> Value {
+        serde_json::to_value(self).expect("compact safety serializes")
     }
 }
 
@@ -112,10 +187,7 @@ impl SearchHit {
                 Value::Array(self.actions.iter().cloned().map(Value::String).collect()),
             );
         }
-        m.insert(
-            "safety".into(),
-            serde_json::to_value(self.safety).expect("compact safety serializes"),
-        );
+        m.insert("safety".into(), self.safety.to_json());
         Value::Object(m)
     }
 }

@@ -28,7 +28,7 @@ mod synonyms;
 mod text;
 mod typo;
 
-pub use hit::{CompactSafety, SearchFilter, SearchHit};
+pub use hit::{CompactSafety, SearchFilter, SearchHit, callable_without_action};
 pub use index::SearchIndex;
 
 #[cfg(test)]
