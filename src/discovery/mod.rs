@@ -5,7 +5,7 @@
 //!
 //! - [`AgentHome`]: where the files are (`$HOME`/`%USERPROFILE%`, with an OS fallback).
 //! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted).
-//! - [`select`]: the selection rules (port, project, working directory, newest).
+//! - [`select`]: the selection rules (port, project, working directory via [`cwd_within`], newest).
 //! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
 //! - [`wait_for_alive`]: before a request, wait (bounded) for a busy Editor's heartbeat to move.
 //! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
@@ -27,7 +27,9 @@ pub use instance::{
     scan_async,
 };
 pub use liveness::pid_alive;
-pub use select::{Selector, find_by_port_including_stopped, find_project, parse_port, select};
+pub use select::{
+    Selector, cwd_within, find_by_port_including_stopped, find_project, parse_port, select,
+};
 pub use watch::{ProjectChange, ProjectWatch};
 
 use std::path::PathBuf;

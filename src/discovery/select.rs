@@ -3,7 +3,7 @@
 use super::DiscoveryError;
 use super::instance::{Instance, Scan};
 use hera_connector_contract::identity::{PathFlavor, normalize_project_path};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What the user asked for. Flags override the environment; see [`Selector::from_env`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,6 +46,23 @@ pub fn parse_port(text: &str) -> Result<Option<u16>, DiscoveryError> {
 
 fn norm(p: &str) -> String {
     normalize_project_path(p, PathFlavor::host())
+}
+
+/// The working-directory rule of §1.6, the one place it is written: `cwd`, normalized, is the
+/// project directory (`normalized_project`, already normalized) or lies under it, i.e. starts
+/// with the project path plus `/`. Mere name prefixes do not count (`/work/GameTools` is not
+/// inside `/work/Game`), and an empty project path contains nothing.
+///
+/// Selection uses it to pick "the Editor of the project I am standing in"; the MCP server uses
+/// it to decide whether its working directory pins it to the project it follows. Both must
+/// agree, or the server would follow an Editor that selection would not have chosen.
+pub fn cwd_within(normalized_project: &str, cwd: &Path) -> bool {
+    if normalized_project.is_empty() {
+        return false;
+    }
+    let here = norm(&cwd.to_string_lossy());
+    here == normalized_project
+        || here.starts_with(&format!("{}/", normalized_project.trim_end_matches('/')))
 }
 
 fn newest<'a>(it: impl Iterator<Item = &'a Instance>) -> Option<&'a Instance> {
@@ -128,14 +145,8 @@ fn select_any(scan: &Scan, sel: &Selector) -> Result<Instance, DiscoveryError> {
         });
     }
     if let Some(cwd) = &sel.cwd {
-        let here = norm(&cwd.to_string_lossy());
-        let inside = |i: &&&Instance| {
-            !i.normalized_path.is_empty()
-                && (here == i.normalized_path
-                    || here.starts_with(&format!("{}/", i.normalized_path.trim_end_matches('/'))))
-        };
         // First in directory order, as Go does.
-        if let Some(hit) = active.iter().find(inside) {
+        if let Some(hit) = active.iter().find(|i| cwd_within(&i.normalized_path, cwd)) {
             return Ok((*hit).clone());
         }
     }
@@ -260,6 +271,18 @@ mod tests {
                 .port(),
             8091
         );
+    }
+
+    #[test]
+    fn the_working_directory_is_within_a_project_only_from_inside_it() {
+        assert!(cwd_within("/work/Game", Path::new("/work/Game")));
+        assert!(cwd_within(
+            "/work/Game",
+            Path::new("/work/Game/Assets/Scenes")
+        ));
+        assert!(!cwd_within("/work/Game", Path::new("/work/GameTools")));
+        assert!(!cwd_within("/work/Game", Path::new("/work")));
+        assert!(!cwd_within("", Path::new("/work")));
     }
 
     #[test]

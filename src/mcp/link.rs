@@ -28,7 +28,6 @@ use crate::catalog::{self, CatalogCache, CatalogSnapshot};
 use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Scan, Selector};
 use crate::results::{InlineCap, ProjectKey, ResultStore, StoreConfig};
-use hera_connector_contract::identity::{PathFlavor, normalize_project_path};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -144,13 +143,6 @@ impl ProjectSwitch {
             self.to, self.from
         )
     }
-}
-
-/// Whether `cwd` is the project directory or inside it (the selection's working-directory rule).
-fn cwd_inside(cwd: &std::path::Path, normalized_project: &str) -> bool {
-    let here = normalize_project_path(&cwd.to_string_lossy(), PathFlavor::host());
-    let root = normalized_project.trim_end_matches('/');
-    !root.is_empty() && (here == normalized_project || here.starts_with(&format!("{root}/")))
 }
 
 fn running_projects(scan: Option<&Scan>) -> Vec<String> {
@@ -396,7 +388,7 @@ impl EditorLink {
             return Some(Pin::Project(p.clone()));
         }
         let cwd = self.selector.cwd.as_ref()?;
-        cwd_inside(cwd, &followed.normalized_path)
+        discovery::cwd_within(&followed.normalized_path, cwd)
             .then(|| Pin::WorkingDirectory(cwd.display().to_string()))
     }
 
@@ -827,7 +819,7 @@ impl EditorLink {
 mod tests {
     use super::*;
     use hera_connector_contract::wire::Heartbeat;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     fn instance(project: &str, port: u16, state: &str) -> Instance {
         let hb = Heartbeat {
@@ -844,18 +836,6 @@ mod tests {
             compile_errors: None,
         };
         Instance::from_heartbeat(hb, PathBuf::from(format!("{port}.json")))
-    }
-
-    #[test]
-    fn the_working_directory_pins_only_from_inside_the_project() {
-        assert!(cwd_inside(Path::new("/work/Game"), "/work/Game"));
-        assert!(cwd_inside(
-            Path::new("/work/Game/Assets/Scenes"),
-            "/work/Game"
-        ));
-        assert!(!cwd_inside(Path::new("/work/GameTools"), "/work/Game"));
-        assert!(!cwd_inside(Path::new("/work"), "/work/Game"));
-        assert!(!cwd_inside(Path::new("/work"), ""));
     }
 
     #[test]
