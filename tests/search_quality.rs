@@ -9,7 +9,7 @@
 //!
 //! `HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality`
 
-use hera_agent_unity::search::{SearchFilter, SearchIndex};
+use hera_agent_unity::search::{SearchFilter, SearchIndex, callable_without_action};
 use hera_connector_contract::catalog::{Catalog, ToolEntry};
 use hera_connector_sim::catalog::ToolSet;
 use serde_json::{Value, json};
@@ -432,8 +432,8 @@ fn query_set_is_well_formed_and_names_real_actions() {
                 q.tool
             ),
             None => assert!(
-                tool.actions.is_empty() || tool.input_schema["properties"].get("action").is_none(),
-                "query {} expects {} without an action, but calls without one run an action",
+                callable_without_action(tool),
+                "query {} expects {} without an action, but its tool-level schema requires one",
                 q.id,
                 q.tool
             ),

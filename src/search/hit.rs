@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 /// One ranked result: a tool and, when one matched, the action to call.
 ///
 /// `action` is `None` when the tool's default handler is the answer (tools without actions, or
-/// `run_tests`/`menu`-style tools callable without one), or when the query matched the tool but
-/// none of its actions; `actions` then lists the choices.
+/// tools callable without one such as `run_tests`, `menu` and `profiler`, see
+/// [`callable_without_action`]), or when the query matched the tool but none of its actions;
+/// `actions` then lists the choices.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHit {
     pub tool: String,
@@ -51,8 +52,15 @@ pub struct CompactSafety {
 }
 
 /// Whether `tool` can be called without an action: it has none, or its tool-level schema does
-/// not require `action` (the Connector then runs the tool's default handler, whose safety is the
-/// tool's own).
+/// not require `action`. The one rule for search entries, compact safety and `tool_describe`.
+///
+/// Why `required` and not `properties`: the Connector runs the tool's default handler for a
+/// call that names no action (connector-protocol.md §2.5 step 7; every built-in tool has one)
+/// and validates it against the tool-level schema, so such a call is refused exactly when that
+/// schema requires `action`. Tool-level schemas carry `action` only as an ordinary parameter
+/// (tool-parameters.md §1.5): absent (`run_tests`, `menu`, `manage_timeline`), required (most
+/// multi-action tools) or optional (`profiler`, whose action-less call runs with the tool-level
+/// safety). The action-less call's safety is the tool's own.
 pub fn callable_without_action(tool: &ToolEntry) -> bool {
     tool.actions.is_empty()
         || !tool.input_schema["required"]

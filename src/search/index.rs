@@ -1,8 +1,9 @@
 //! The ranking: BM25F over two levels, tools and callable entries.
 //!
 //! Each tool is one document (name and aliases, title, description). Each *callable entry* is
-//! another: an action, or the tool itself when it is an operation of its own (no actions at all,
-//! or a tool-level schema without an `action` property, like `run_tests`). An entry's fields are
+//! another: an action, or the tool itself when a call may name no action (no actions at all, or
+//! a tool-level schema that does not require `action`, like `run_tests` or `profiler`; see
+//! [`callable_without_action`]). An entry's fields are
 //! its operation name (the action name; the tool name for the tool itself), aliases, description,
 //! parameter names, parameter descriptions and the string values its parameters accept.
 //!
@@ -22,7 +23,7 @@
 //! - a question ("what is…", "is … done?") multiplies read-only entries by a small factor;
 //! - a vector in the query ("to 0,1,0") counts as the word "position".
 
-use super::hit::{CompactSafety, SearchFilter, SearchHit, first_sentence};
+use super::hit::{CompactSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
 use super::synonyms;
 use super::text::{self, Word};
 use super::typo::{MIN_TYPO_LEN, TypoIndex};
@@ -281,19 +282,6 @@ impl Scratch {
             touched_group: Vec::new(),
         }
     }
-}
-
-/// Is the tool itself an operation, besides its actions? Yes when it has no actions, or when its
-/// tool-level schema has no `action` property at all (`run_tests` runs tests, `menu` runs a menu
-/// item; their actions are side operations). A tool whose schema merely makes `action` optional
-/// (`profiler`) just defaults to one of its actions, so it gets no entry of its own.
-fn callable_without_action(tool: &ToolEntry) -> bool {
-    tool.actions.is_empty()
-        || tool
-            .input_schema
-            .get("properties")
-            .and_then(|p| p.get("action"))
-            .is_none()
 }
 
 /// Text of one input schema's parameters: names, descriptions, accepted string values.

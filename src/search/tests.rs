@@ -226,15 +226,36 @@ fn tools_callable_without_an_action_answer_with_none() {
 }
 
 #[test]
-fn an_optional_action_property_is_not_a_separate_operation() {
+fn an_optional_action_makes_the_tool_callable_on_its_own() {
     let mut tools = fixture();
-    // profiler-like: `action` optional, so a call without one runs a default action.
+    // profiler-like: `action` is a tool-level property but optional, so the Connector runs the
+    // default handler for a call without one. Search, describe and compact safety agree on that.
     let go = tools
         .iter_mut()
         .find(|t| t.name == "manage_gameobject")
         .unwrap();
     go.input_schema["required"] = json!([]);
+    assert!(callable_without_action(go));
+    let expected_safety = CompactSafety::of(go, None);
     let idx = SearchIndex::build(&tools);
+    assert_eq!(
+        idx.entry_count(),
+        SearchIndex::build(&fixture()).entry_count() + 1
+    );
+    // The actions still answer the requests that name them…
+    assert_eq!(
+        top(&idx, "destroy the object"),
+        ("manage_gameobject".into(), Some("destroy".into()))
+    );
+    // …and the action-less call is an entry of its own, with the tool-level safety folded in.
+    let hits = idx.search("destroy the object", 10, &SearchFilter::everything());
+    let own = hits
+        .iter()
+        .find(|h| h.tool == "manage_gameobject" && h.action.is_none())
+        .unwrap_or_else(|| panic!("no action-less manage_gameobject entry in {hits:?}"));
+    assert_eq!(own.safety, expected_safety);
+    // A required `action` keeps the tool to its actions.
+    let idx = SearchIndex::build(&fixture());
     let hits = idx.search("destroy the object", 10, &SearchFilter::everything());
     assert!(
         hits.iter()
