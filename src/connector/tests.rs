@@ -326,10 +326,13 @@ async fn a_stall_ends_at_the_deadline() {
 
 #[tokio::test]
 async fn nothing_listening_is_retried_then_reported() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
+    // Bound but never listened on: connections are refused, and no other test's server can
+    // be handed this port while the socket lives.
+    let closed = tokio::net::TcpSocket::new_v4().unwrap();
+    closed
+        .bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+        .unwrap();
+    let port = closed.local_addr().unwrap().port();
     let (c, _d) = client(port, &[], 1200);
     let e = c
         .command("manage_gameobject", &params(), CallOptions::default())

@@ -187,7 +187,7 @@ fn headers_and_connection_close() {
 fn queue_full_answers_429() {
     // The hold must outlast queueing 63 requests on a busy machine; the waiters' lock wait
     // must outlast the hold.
-    const HOLD: Duration = Duration::from_secs(12);
+    const HOLD: Duration = Duration::from_secs(15);
     let f = start_with(|c| c.lock_wait = Duration::from_secs(90));
     let p = f.port();
     // One command holds the lock for a while; 63 more wait behind it: 64 pending.

@@ -303,7 +303,10 @@ fn command_lock_serializes_and_times_out() {
     let p = f.port();
     // The slow command holds the lock from its commit until the delay ends: long enough for
     // the next request to arrive and wait out its 800 ms, on a busy machine too.
-    f.sim.inject(Fault::Delay { ms: 6000, times: 1 });
+    f.sim.inject(Fault::Delay {
+        ms: 10_000,
+        times: 1,
+    });
     let slow_id = op();
     let slow_op = slow_id.clone();
     let slow = std::thread::spawn(move || call(p, "scene", json!({"action":"save"}), &slow_op));

@@ -53,6 +53,8 @@ pub struct McpClient {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    /// Signalled (by dropping the sender) when the stderr reader has seen EOF.
+    stderr_done: Receiver<()>,
     next_id: u64,
 }
 
@@ -91,7 +93,9 @@ impl McpClient {
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
         let mut err_pipe = child.stderr.take().expect("stderr is piped");
+        let (done_tx, stderr_done) = channel::<()>();
         std::thread::spawn(move || {
+            let _done = done_tx;
             let mut buf = [0u8; 4096];
             while let Ok(n) = err_pipe.read(&mut buf) {
                 if n == 0 {
@@ -108,6 +112,7 @@ impl McpClient {
             stdin,
             lines: rx,
             stderr,
+            stderr_done,
             next_id: 1,
         })
     }
@@ -191,8 +196,9 @@ impl McpClient {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        // Give the stderr reader a moment to drain the pipe after exit.
-        std::thread::sleep(Duration::from_millis(50));
+        // The reader reaches EOF once the exited server's pipe is drained; wait for that
+        // (bounded) rather than for a fixed moment, so a busy machine loses no reason line.
+        let _ = self.stderr_done.recv_timeout(EXIT_WAIT);
         let text = self.stderr.lock().expect("stderr buffer").clone();
         SessionError::Refused(reason_line(&text))
     }
