@@ -29,6 +29,7 @@ use super::uri::{ProjectKey, ReadRange, ResultId, ResultUri, UriError, clip};
 use hera_connector_contract::canonical::sha256_prefixed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -289,9 +290,24 @@ pub struct ResultStore {
     config: StoreConfig,
     clock: Arc<dyn Clock>,
     /// Serializes spool + prune inside this process (two writers racing on one eviction pass
-    /// could otherwise evict each other's fresh file).
-    write_lock: Mutex<()>,
+    /// could otherwise evict each other's fresh file). Guards the per-project bookkeeping that
+    /// lets a spool skip the directory walk (see [`PruneState`]).
+    write_lock: Mutex<HashMap<String, PruneState>>,
 }
+
+/// What the last full pass over a project's folder left, so that a spool only walks the folder
+/// when it has to: when the bytes written since could exceed the cap, or when the last pass is
+/// older than [`PRUNE_INTERVAL_MS`] (age-based expiry). A full pass per spool made a long
+/// session's spills slower with every stored result (metrics/mcp-bench.json).
+#[derive(Debug, Clone, Copy)]
+struct PruneState {
+    at_ms: u64,
+    bytes: u64,
+}
+
+/// Longest time a spool goes without a full pruning pass of its project's folder. Reads check
+/// expiry themselves, so this only bounds how long an expired file can sit on disk.
+pub const PRUNE_INTERVAL_MS: u64 = 60_000;
 
 impl ResultStore {
     /// A store under `agent_base` (`<home>/.hera-agent-unity`, i.e. `AgentHome::base()`).
@@ -301,7 +317,7 @@ impl ResultStore {
             root: agent_base.join(RESULTS_DIR),
             config,
             clock: Arc::new(SystemClock),
-            write_lock: Mutex::new(()),
+            write_lock: Mutex::new(HashMap::new()),
         }
     }
 
@@ -387,7 +403,7 @@ impl ResultStore {
             });
         }
 
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
         let dir = self.project_dir(project);
         ensure_private_dir(&self.root)
             .map_err(|e| self.storage("create the directory", &self.root, e))?;
@@ -396,9 +412,27 @@ impl ResultStore {
         write_atomically(&dir, &target, &file, from_ms(now))
             .map_err(|e| self.storage("write the result", &dir, e))?;
 
-        if let Err(e) = self.prune_locked(project, Some(&id)) {
-            // The new result is complete and readable; a failed eviction only delays cleanup.
-            tracing::warn!("result cache pruning failed: {e}");
+        let due = match guard.get(project.as_hex()) {
+            None => true,
+            Some(last) => {
+                now.saturating_sub(last.at_ms) >= PRUNE_INTERVAL_MS
+                    || last.bytes.saturating_add(stored_bytes) > self.config.project_cap_bytes
+            }
+        };
+        if due {
+            match self.prune_locked(project, Some(&id)) {
+                Ok(report) => {
+                    let state = PruneState {
+                        at_ms: now,
+                        bytes: report.remaining_bytes,
+                    };
+                    guard.insert(project.as_hex().to_string(), state);
+                }
+                // The new result is complete and readable; a failed eviction only delays cleanup.
+                Err(e) => tracing::warn!("result cache pruning failed: {e}"),
+            }
+        } else if let Some(last) = guard.get_mut(project.as_hex()) {
+            last.bytes = last.bytes.saturating_add(stored_bytes);
         }
         Ok(StoredResult {
             uri: ResultUri::new(project.clone(), id),
@@ -594,8 +628,14 @@ impl ResultStore {
     /// Removes this project's expired results and crash leftovers, then evicts least recently
     /// used results until the project fits its cap. Runs after every spool.
     pub fn prune(&self, project: &ProjectKey) -> Result<PruneReport, StoreError> {
-        let _guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
-        self.prune_locked(project, None)
+        let mut guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let report = self.prune_locked(project, None)?;
+        let state = PruneState {
+            at_ms: self.clock.now_ms(),
+            bytes: report.remaining_bytes,
+        };
+        guard.insert(project.as_hex().to_string(), state);
+        Ok(report)
     }
 
     fn prune_locked(

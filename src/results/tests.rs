@@ -1096,3 +1096,42 @@ fn the_spilled_answer_follows_the_inline_cap() {
         link.description
     );
 }
+
+#[test]
+fn spools_between_full_passes_still_keep_the_project_under_its_cap() {
+    let one = {
+        let f = fixture(StoreConfig::default());
+        f.store
+            .put(&f.project, &payload("size", 200), &meta("x"))
+            .unwrap()
+            .stored_bytes
+    };
+    let cap = one * 5;
+    let f = fixture(StoreConfig {
+        retention: 10 * HOUR,
+        project_cap_bytes: cap,
+    });
+    // No clock movement: only the byte bookkeeping can trigger the passes that evict.
+    for i in 0..40 {
+        let tag = format!("r{i}");
+        f.store
+            .put(&f.project, &payload(&tag, 200), &meta(&tag))
+            .unwrap();
+        let on_disk: u64 = fs::read_dir(project_dir(&f))
+            .unwrap()
+            .flatten()
+            .map(|e| e.metadata().unwrap().len())
+            .sum();
+        assert!(
+            on_disk <= cap,
+            "after spool {i}: {on_disk} bytes on disk, cap {cap}"
+        );
+    }
+    let listed = f.store.list(&f.project).unwrap();
+    assert!(
+        listed.len() >= 3,
+        "recent results are kept: {}",
+        listed.len()
+    );
+    assert_eq!(listed[0].label, "r39", "the newest result is listed first");
+}
