@@ -444,6 +444,9 @@ fn a_custom_tool_added_and_removed_is_announced_to_a_legacy_session() {
     let list = p.ok("tools/list", json!({}));
     assert!(names(&list).is_empty(), "{list}");
 
+    // Each change is awaited from a clean slate, so a notification about an earlier state can
+    // never stand in for the one this change must produce.
+    p.clear_notifications();
     sim.add_custom_tool(custom_tool("paint_wall", &["custom", "full"]));
     quick_reload(&sim);
     p.wait_notification("notifications/tools/list_changed", FOLLOW)
@@ -455,6 +458,7 @@ fn a_custom_tool_added_and_removed_is_announced_to_a_legacy_session() {
     assert_fits_both(&list, "paint_wall", &s);
     assert_eq!(sim.side_effects_of("paint_wall", None), 1);
 
+    p.clear_notifications();
     assert!(sim.remove_tool("paint_wall"));
     quick_reload(&sim);
     p.wait_notification("notifications/tools/list_changed", FOLLOW)

@@ -58,16 +58,19 @@ impl Home {
     }
     fn run_cmd(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)], no_home: bool) -> Run {
         let mut cmd = Command::new(BIN);
+        // No setting of the developer's shell (HERA_AGENT_VERBOSE, HERA_MCP_*, a result-cache
+        // cap, …) leaks into a test: only what the test passes below.
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("HERA_") {
+                cmd.env_remove(k);
+            }
+        }
         cmd.args(args)
             .current_dir(cwd)
             .env("HOME", self.path())
             .env("USERPROFILE", self.path())
             .env("HERA_AGENT_TIMEOUT_MS", "8000")
             .env("RUST_LOG", "warn")
-            .env_remove("HERA_AGENT_PORT")
-            .env_remove("HERA_AGENT_PROJECT")
-            .env_remove("HERA_AGENT_APPROVE")
-            .env_remove("HERA_MCP_ENABLED")
             .env_remove("HTTP_PROXY")
             .env_remove("http_proxy")
             .env_remove("ALL_PROXY")
