@@ -579,7 +579,11 @@ fn a_mutating_profile_without_the_ledger_is_refused_naming_the_feature() {
     let s = p.call_structured("scene", json!({"action": "info"}));
     assert_eq!(s["code"], "OPERATION_LEDGER_REQUIRED", "{s}");
     assert_eq!(sim.side_effects(), 0);
-    assert!(p.stderr().contains("operation_ledger_v1"), "{}", p.stderr());
+    assert!(
+        p.wait_stderr("operation_ledger_v1", FOLLOW),
+        "{}",
+        p.stderr()
+    );
 }
 
 #[test]

@@ -127,6 +127,22 @@ impl McpProc {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Waits (up to `bound`) until the server's stderr, as read so far, contains `needle`.
+    /// stderr is read on its own thread, so a line the server wrote before answering may
+    /// still be on its way when the answer is.
+    pub fn wait_stderr(&self, needle: &str, bound: Duration) -> bool {
+        let deadline = Instant::now() + bound;
+        loop {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn send_raw(&mut self, line: &str) {
         let s = self.stdin.as_mut().expect("stdin open");
         s.write_all(line.as_bytes()).unwrap();
