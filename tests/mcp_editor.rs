@@ -30,21 +30,6 @@ fn start_sim(home: &Path) -> Simulator {
     Simulator::start_background(cfg).expect("start simulator")
 }
 
-/// Repeats `f` until it returns Some, for at most `bound`.
-fn eventually<T>(bound: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < bound,
-            "condition not met within {bound:?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 fn call(p: &mut McpProc, name: &str, arguments: Value) -> Value {
     p.call_structured("tool_call", json!({"name": name, "arguments": arguments}))
 }

@@ -15,7 +15,7 @@ use mcp_support::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Generous bound for anything that follows a heartbeat change (the watch polls every second).
 const FOLLOW: Duration = Duration::from_secs(30);
@@ -33,21 +33,6 @@ fn start_sim(home: &Path, tweak: impl FnOnce(&mut SimConfig)) -> Simulator {
     );
     tweak(&mut cfg);
     Simulator::start_background(cfg).expect("start simulator")
-}
-
-/// Repeats `f` until it returns Some, for at most `bound`.
-fn eventually<T>(bound: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < bound,
-            "condition not met within {bound:?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 fn names(list: &Value) -> Vec<String> {

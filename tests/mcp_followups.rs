@@ -17,7 +17,7 @@ use hera_connector_sim::{Fault, SimConfig, Simulator, ToolSet};
 use mcp_support::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Per-Editor-request timeout: generous for a noisy machine; no test here expects a timeout.
 const TIMEOUT_ARGS: [&str; 2] = ["--timeout", "20000"];
@@ -39,21 +39,6 @@ fn start(home: &Path, name: &str, tweak: impl FnOnce(&mut SimConfig)) -> Simulat
     );
     tweak(&mut cfg);
     Simulator::start_background(cfg).expect("start simulator")
-}
-
-/// Repeats `f` until it returns Some, for at most `bound`.
-fn eventually<T>(bound: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let started = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            started.elapsed() < bound,
-            "condition not met within {bound:?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 fn call(p: &mut McpProc, name: &str, arguments: Value) -> Value {

@@ -399,3 +399,19 @@ pub fn meta_2026() -> Value {
         "io.modelcontextprotocol/clientInfo": {"name":"hera-test","version":"1"}
     })
 }
+
+/// Repeats `f` until it returns `Some`, for at most `bound` (then fails the test). The one
+/// condition-based wait of the MCP tests: nothing here assumes work finishes within a sleep.
+pub fn eventually<T>(bound: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let started = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            started.elapsed() < bound,
+            "condition not met within {bound:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
