@@ -13,6 +13,8 @@
 //! - [`policy`]: resolved safety, approval, ledger obligations, arbitrary-code gating.
 //! - [`tasks`]: long-running work (file-bus jobs) and durable task ids.
 //! - [`results`]: inline or spilled results, credential screening.
+//! - [`session`]: the protocol-neutral layer: the followed Editor, the catalog view, the one
+//!   call pipeline; approval through a trait each front-end implements.
 //! - [`mcp`]: the rmcp server (compact, profile and full exposure). The only module that knows MCP.
 //! - [`cli`]: the everyday commands (`status`, `doctor`, `list`, `call`, `task`, `version`).
 //!
@@ -32,4 +34,5 @@ pub mod mcp;
 pub mod policy;
 pub mod results;
 pub mod search;
+pub mod session;
 pub mod tasks;

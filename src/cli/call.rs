@@ -1,20 +1,20 @@
-//! `call TOOL [ACTION] --args JSON`: one strict tool call with the approval round trip (§5.6).
+//! `call TOOL [ACTION] --args JSON`: one call through the session's pipeline, worded for a
+//! person at a terminal.
 //!
-//! 1. Resolve the call against the catalog (tool, canonical action, effective safety).
-//! 2. If it needs confirmation: check a given token locally, or preflight, show the summary on
-//!    stderr, and ask (terminal) or take `--yes`; without either, exit 4 with the token.
-//! 3. Send with the catalog hash, the token and the preflight's operation id; a `CATALOG_STALE`
-//!    answer (nothing ran) refreshes the catalog and starts over once.
+//! The pipeline resolves, validates, applies the policy and sends; this module reads the
+//! arguments, asks the person when approval is needed (a prompt on a terminal, `--yes`, or the
+//! token round trip with exit 4), and prints the answer.
 
 use super::CallArgs;
 use super::context::Globals;
 use super::exit;
 use super::output::{Failure, print_success};
-use crate::catalog::{self, CatalogCache, CatalogSnapshot};
-use crate::connector::{CallOptions, ClientKind, CommandReply, ConnectorClient, Preflight};
-use crate::policy::{self, ApprovalBinding, ApprovalNeed, CallPolicy};
-use hera_connector_contract::canonical::arguments_hash_of_value;
-use hera_connector_contract::operation::OperationId;
+use crate::connector::{ClientKind, Preflight};
+use crate::policy::CallPolicy;
+use crate::session::{
+    AnyTool, ApprovalAsk, Approver, CallError, CallEvent, CallOutcome, CallRequest, Caller,
+    Decision, IssuedApprovals, label,
+};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, IsTerminal, Read, Write};
 
@@ -31,47 +31,62 @@ enum Consent {
 
 pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
     let params = read_params(&a)?;
-    let operation_id = match &a.operation_id {
-        Some(id) => Some(OperationId::parse(id).map_err(|e| {
-            Failure::usage(
-                "INVALID_OPERATION_ID",
-                format!("--operation-id {id:?}: {e}; use 8-128 letters, digits, '_' or '-'"),
-            )
-        })?),
-        None => None,
-    };
     let consent = match a.approve.as_deref() {
         Some("") => Consent::Yes,
         Some(t) => Consent::Token(t.to_string()),
         None if a.yes => Consent::Yes,
         None => Consent::Ask,
     };
-    let client = g.connect().await?;
-    let cache = CatalogCache::new(&g.home);
-    let mut snapshot = catalog::load(&client, Some(&cache)).await?;
-    for round in 0..2 {
-        let reply = call_once(
-            &client,
-            &snapshot,
-            &a.tool,
-            &params,
-            &operation_id,
-            &consent,
-        )
+    let approval_token = match &consent {
+        Consent::Token(t) => Some(t.clone()),
+        _ => None,
+    };
+    let person = Terminal { consent };
+    let request = CallRequest {
+        tool: a.tool.clone(),
+        arguments: params,
+        operation_id: a.operation_id.clone(),
+        approval_token,
+        client_kind: ClientKind::Cli,
+    };
+    // A person typing a tool's name means it: tools that run arbitrary code are callable here,
+    // and their safety still asks for approval.
+    let scope = AnyTool {
+        allow_arbitrary_code: true,
+        pointer_prefix: "",
+    };
+    let session = g.session();
+    let outcome = session
+        .call(request, &scope, &person, &g.alive_report())
         .await?;
-        let env = &reply.envelope;
-        if env.code.as_deref() == Some("CATALOG_STALE") && round == 0 {
-            tracing::info!("the catalog changed in the Editor; refreshing and calling again");
-            snapshot = catalog::refresh(&client, Some(&cache)).await?;
-            continue;
+    let done = match outcome {
+        CallOutcome::ApprovalPending(pre) => {
+            return Err(Failure::new(
+                exit::APPROVAL,
+                "APPROVAL_REQUIRED",
+                format!(
+                    "{} requires approval; nothing was run. Rerun the same command with \
+                     --approve=<data.token> (valid 5 minutes, single use), or with --yes",
+                    a.tool
+                ),
+                pre.data,
+            ));
         }
-        if env.success {
-            print_success(env);
-            return Ok(exit::OK);
-        }
-        return Err(Failure::from_envelope(env));
+        CallOutcome::Answered(done) => done,
+    };
+    if done.events.contains(&CallEvent::ApprovalRenewed) {
+        eprintln!(
+            "The Editor reloaded since the approval; renewing it for the same operation {}",
+            done.operation_id
+        );
     }
-    unreachable!("the loop returns on its second round")
+    let env = &done.envelope;
+    if env.success {
+        print_success(env);
+        Ok(exit::OK)
+    } else {
+        Err(Failure::from_envelope(env))
+    }
 }
 
 /// `--args` as a JSON object (`-` = stdin, `@path` = file), with the positional action merged.
@@ -126,241 +141,84 @@ fn read_params(a: &CallArgs) -> Result<Map<String, Value>, Failure> {
     Ok(params)
 }
 
-async fn call_once(
-    client: &ConnectorClient,
-    snap: &CatalogSnapshot,
-    tool: &str,
-    params: &Map<String, Value>,
-    operation_id: &Option<OperationId>,
-    consent: &Consent,
-) -> Result<CommandReply, Failure> {
-    let policy = policy::resolve_call(&snap.catalog, tool, params).map_err(|e| {
-        Failure::new(exit::FAILED, e.code(), e.to_string(), Value::Null)
-            .with_suggestion("Run `hera-agent-unity list` to see the tools and actions")
-    })?;
-    let heartbeat = client.instance().heartbeat;
-    // A legacy catalog's hash is our own computation; the Connector never saw it.
-    let catalog_hash = (!snap.is_legacy()).then(|| snap.catalog_hash().to_string());
-    let send = |token: Option<String>, op: Option<OperationId>| CallOptions {
-        operation_id: op,
-        approval_token: token,
-        catalog_hash: catalog_hash.clone(),
-        idempotent: policy.idempotent(),
-        client_kind: ClientKind::Cli,
-        timeout: None,
-    };
-    match policy::approval_need(&policy, &heartbeat) {
-        ApprovalNeed::NotRequired => {
-            let reply = client
-                .command(&policy.tool, params, send(None, operation_id.clone()))
-                .await?;
-            // The Connector matches rules on coerced values and may still ask (§3.5).
-            if reply.envelope.code.as_deref() == Some("APPROVAL_REQUIRED")
-                && policy::EditorCapabilities::of(&heartbeat).approval
-            {
-                return approved_call(client, snap, &policy, params, &None, consent, &send).await;
-            }
-            Ok(reply)
-        }
-        ApprovalNeed::Unsupported if policy.legacy => {
-            // An old Connector cannot issue tokens and publishes no safety; a person decides.
-            legacy_consent(&policy, consent)?;
-            Ok(client
-                .command(&policy.tool, params, send(None, operation_id.clone()))
-                .await?)
-        }
-        ApprovalNeed::Unsupported => Err(Failure::new(
-            exit::APPROVAL,
-            "APPROVAL_UNSUPPORTED",
-            format!(
-                "{} requires approval, but the Unity Connector in this project does not support \
-                 approval (no approval_v1); nothing was sent. Update the \
-                 com.notnull92.hera-agent-unity package",
-                label(&policy)
-            ),
-            Value::Null,
-        )),
-        ApprovalNeed::Required => {
-            approved_call(client, snap, &policy, params, operation_id, consent, &send).await
-        }
-    }
+/// The person at the terminal, as the pipeline's approver.
+struct Terminal {
+    consent: Consent,
 }
 
-fn label(p: &CallPolicy) -> String {
-    match &p.action {
-        Some(a) => format!("{} {a}", p.tool),
-        None => p.tool.clone(),
-    }
+fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
-async fn approved_call(
-    client: &ConnectorClient,
-    snap: &CatalogSnapshot,
-    policy: &CallPolicy,
-    params: &Map<String, Value>,
-    operation_id: &Option<OperationId>,
-    consent: &Consent,
-    send: &impl Fn(Option<String>, Option<OperationId>) -> CallOptions,
-) -> Result<CommandReply, Failure> {
-    let binding = ApprovalBinding {
-        tool: policy.tool.clone(),
-        action: policy.action.clone(),
-        arguments_hash: arguments_hash_of_value(&Value::Object(params.clone())),
-        risk_class: policy.safety.risk_class.as_str().to_string(),
-        project_id: snap.catalog.project_id.clone(),
-        operation_id: operation_id.as_ref().map(|o| o.to_string()),
-    };
-    if let Consent::Token(token) = consent {
-        let claims = policy::check_token(token, &binding).map_err(|e| {
-            Failure::new(exit::APPROVAL, e.code(), e.to_string(), e.data())
-                .with_suggestion(e.suggestion())
-        })?;
-        let op = OperationId::parse(&claims.operation_id).map_err(|e| {
-            Failure::new(
-                exit::APPROVAL,
-                "INVALID_APPROVAL_TOKEN",
-                format!("the token's operation id is invalid: {e}"),
-                Value::Null,
+impl Approver for Terminal {
+    /// Undecided: the preflight, whose token goes back to the person (exit 4).
+    type Pending = Preflight;
+
+    fn caller(&self) -> Caller {
+        Caller::Person
+    }
+
+    async fn decide(&self, ask: &ApprovalAsk<'_>) -> Result<Decision<Preflight>, CallError> {
+        let pre = ask.preflight;
+        if ask.renewal {
+            eprintln!(
+                "The Editor reloaded since the approval and the summary of the operation changed:"
+            );
+        }
+        show_summary(ask.policy, pre);
+        let yes = match self.consent {
+            // A token approves what its summary said; a changed one needs a new yes.
+            Consent::Yes => true,
+            Consent::Token(_) | Consent::Ask if interactive() => confirm("Proceed?"),
+            Consent::Token(_) | Consent::Ask => return Ok(Decision::Pending(pre.clone())),
+        };
+        if yes {
+            Ok(Decision::Granted(pre.token.clone()))
+        } else {
+            Err(CallError::approval(
+                "APPROVAL_DENIED",
+                format!("{} was not approved; nothing was run", label(ask.policy)),
             )
-        })?;
-        return send_approved(client, policy, params, &binding, token.clone(), op, send).await;
+            .with_data(pre.summary.clone()))
+        }
     }
-    let pf = client
-        .preflight(
-            &policy.tool,
-            policy.action.as_deref(),
-            params,
-            operation_id.clone(),
-        )
-        .await
-        .map_err(|e| {
-            let mut f = Failure::from(e);
-            if let Some(m) = f.envelope.get("message").and_then(Value::as_str) {
-                f.envelope["message"] = Value::String(format!("approval preflight rejected: {m}"));
+
+    async fn consent_unsigned(&self, policy: &CallPolicy) -> Result<(), CallError> {
+        eprintln!(
+            "{} comes from a Connector without safety contracts or approval support; it may \
+             change or delete things in the project.",
+            label(policy)
+        );
+        let ok = match self.consent {
+            Consent::Yes | Consent::Token(_) => true,
+            Consent::Ask if interactive() => confirm("Run it?"),
+            Consent::Ask => {
+                return Err(CallError::approval(
+                    "APPROVAL_REQUIRED",
+                    format!(
+                        "{} has no safety contract (legacy Connector); nothing was run. Rerun \
+                         with --yes to run it",
+                        label(policy)
+                    ),
+                )
+                .with_data(
+                    json!({"tool": policy.tool, "action": policy.action, "reason": "legacy_tool"}),
+                ));
             }
-            f
-        })?;
-    show_summary(policy, &pf);
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let approved = match consent {
-        Consent::Yes => true,
-        Consent::Token(_) => unreachable!("handled above"),
-        Consent::Ask if interactive => ask("Proceed?"),
-        Consent::Ask => {
-            return Err(Failure::new(
-                exit::APPROVAL,
-                "APPROVAL_REQUIRED",
-                format!(
-                    "{} requires approval; nothing was run. Rerun the same command with \
-                     --approve=<data.token> (valid 5 minutes, single use), or with --yes",
-                    label(policy)
-                ),
-                pf.data.clone(),
-            ));
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(CallError::approval(
+                "APPROVAL_DENIED",
+                format!("{} was not approved; nothing was run", label(policy)),
+            ))
         }
-    };
-    if !approved {
-        return Err(Failure::new(
-            exit::APPROVAL,
-            "APPROVAL_DENIED",
-            format!("{} was not approved; nothing was run", label(policy)),
-            pf.summary.clone(),
-        ));
     }
-    send_approved(
-        client,
-        policy,
-        params,
-        &binding,
-        pf.token,
-        pf.operation_id,
-        send,
-    )
-    .await
-}
 
-/// Sends an approved call. If the Editor reloaded since the approval, its new domain cannot
-/// verify the token (the signing secret rotated, "signature is invalid") although nothing ran:
-/// the person approved exactly this operation, so ask the Editor again for the *same*
-/// operation id, check the new token binds the same call, and send once more.
-async fn send_approved(
-    client: &ConnectorClient,
-    policy: &CallPolicy,
-    params: &Map<String, Value>,
-    binding: &ApprovalBinding,
-    token: String,
-    op: OperationId,
-    send: &impl Fn(Option<String>, Option<OperationId>) -> CallOptions,
-) -> Result<CommandReply, Failure> {
-    let reply = client
-        .command(&policy.tool, params, send(Some(token), Some(op.clone())))
-        .await?;
-    let rotated = reply.envelope.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
-        && reply
-            .envelope
-            .message
-            .as_deref()
-            .is_some_and(|m| m.to_ascii_lowercase().contains("signature"));
-    if !rotated {
-        return Ok(reply);
-    }
-    eprintln!("The Editor reloaded since the approval; renewing it for the same operation {op}");
-    let pf = client
-        .preflight(
-            &policy.tool,
-            policy.action.as_deref(),
-            params,
-            Some(op.clone()),
-        )
-        .await?;
-    let mut same_op = binding.clone();
-    same_op.operation_id = Some(op.to_string());
-    policy::check_token(&pf.token, &same_op).map_err(|e| {
-        Failure::new(
-            exit::APPROVAL,
-            e.code(),
-            format!("the renewed approval no longer fits: {e}"),
-            e.data(),
-        )
-        .with_suggestion(e.suggestion())
-    })?;
-    Ok(client
-        .command(&policy.tool, params, send(Some(pf.token), Some(op)))
-        .await?)
-}
-
-fn legacy_consent(policy: &CallPolicy, consent: &Consent) -> Result<(), Failure> {
-    eprintln!(
-        "{} comes from a Connector without safety contracts or approval support; it may change \
-         or delete things in the project.",
-        label(policy)
-    );
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let ok = match consent {
-        Consent::Yes | Consent::Token(_) => true,
-        Consent::Ask if interactive => ask("Run it?"),
-        Consent::Ask => {
-            return Err(Failure::new(
-                exit::APPROVAL,
-                "APPROVAL_REQUIRED",
-                format!(
-                    "{} has no safety contract (legacy Connector); nothing was run. Rerun with --yes \
-                     to run it",
-                    label(policy)
-                ),
-                json!({"tool": policy.tool, "action": policy.action, "reason": "legacy_tool"}),
-            ));
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::new(
-            exit::APPROVAL,
-            "APPROVAL_DENIED",
-            format!("{} was not approved; nothing was run", label(policy)),
-            Value::Null,
-        ))
+    /// `--approve=<token>` came from a person who read its summary in an earlier run.
+    fn vouches_for(&self, token: &str, issued: &IssuedApprovals) -> bool {
+        matches!(&self.consent, Consent::Token(t) if t == token) || issued.summary_of(token).is_some()
     }
 }
 
@@ -391,7 +249,7 @@ fn show_summary(policy: &CallPolicy, pf: &Preflight) {
 }
 
 /// `y`/`yes` (any case) on stdin after a prompt on stderr.
-fn ask(question: &str) -> bool {
+fn confirm(question: &str) -> bool {
     eprint!("{question} [y/N] ");
     let _ = std::io::stderr().flush();
     let mut line = String::new();

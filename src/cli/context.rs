@@ -1,10 +1,10 @@
 //! What every command needs: where the heartbeats are, which Editor the user asked for, how
-//! long to wait, and a connected client for that Editor.
+//! long to wait, and the session `list` and `call` run in.
 
 use super::GlobalArgs;
-use super::output::Failure;
-use crate::connector::{ConnectorClient, DEFAULT_TIMEOUT};
-use crate::discovery::{self, AgentHome, AliveEvent, Instance, Selector, describe_state, now_ms};
+use crate::connector::DEFAULT_TIMEOUT;
+use crate::discovery::{AgentHome, AliveEvent, Selector, describe_state, now_ms};
+use crate::session::{Session, SessionOptions};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -37,24 +37,29 @@ impl Globals {
         }
     }
 
-    /// For the commands that send requests to the Editor (`list`, `call`): finds it (waiting up
-    /// to min(timeout, 5 s) for one to appear), waits until it is alive (§1.5: a busy Editor's
-    /// heartbeat must move again before `--timeout` expires), and binds a client.
-    pub async fn connect(&self) -> Result<ConnectorClient, Failure> {
-        let instance = discovery::discover(&self.home, &self.selector, self.timeout).await?;
-        let instance = self.wait_for_alive(&instance).await?;
-        Ok(ConnectorClient::new(
+    /// The session `list` and `call` run in: the same readiness rule as the MCP server, with a
+    /// person's bounds (wait for a busy Editor up to `--timeout`, for one to appear up to 5 s).
+    pub fn session(&self) -> Session {
+        Session::with_home(
             self.home.clone(),
-            instance,
-            self.timeout,
-        ))
+            SessionOptions {
+                project: self.selector.project.clone(),
+                port: self.selector.port,
+                timeout: self.timeout,
+                ready_wait: self
+                    .timeout
+                    .saturating_sub(self.started.elapsed())
+                    .max(Duration::from_millis(1)),
+                appear_wait: self.timeout.min(APPEAR_WAIT),
+            },
+        )
     }
 
-    /// The wait-for-alive step, with one progress line on stderr per change when wanted.
-    async fn wait_for_alive(&self, instance: &Instance) -> Result<Instance, Failure> {
+    /// One progress line on stderr per change while waiting for a busy Editor, when wanted.
+    pub fn alive_report(&self) -> impl Fn(AliveEvent<'_>) + Send + Sync + use<> {
         let deadline = self.started + self.timeout;
         let progress = self.progress;
-        let report = |e: AliveEvent<'_>| {
+        move |e: AliveEvent<'_>| {
             if !progress {
                 return;
             }
@@ -72,8 +77,7 @@ impl Globals {
                     i.age_ms(now_ms()).max(0) as f64 / 1000.0
                 ),
                 AliveEvent::Missing => eprintln!(
-                    "waiting for Unity ({}): no readable heartbeat right now; giving up in {left:.0} s",
-                    instance.project_path
+                    "waiting for Unity: no readable heartbeat right now; giving up in {left:.0} s"
                 ),
                 AliveEvent::Alive(i) => eprintln!(
                     "Unity is responding again (state {}, port {}); continuing",
@@ -81,7 +85,9 @@ impl Globals {
                     i.port()
                 ),
             }
-        };
-        Ok(discovery::wait_for_alive_observed(&self.home, instance, deadline, report).await?)
+        }
     }
 }
+
+/// How long `list` and `call` wait for an Editor to appear when none is running yet.
+const APPEAR_WAIT: Duration = Duration::from_secs(5);

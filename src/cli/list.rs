@@ -3,7 +3,7 @@
 use super::context::Globals;
 use super::exit;
 use super::output::{Failure, print_json};
-use crate::catalog::{self, CatalogCache, Safety, ToolEntry};
+use crate::catalog::{Safety, ToolEntry};
 use serde_json::{Value, json};
 
 fn safety_brief(s: &Safety) -> Value {
@@ -36,8 +36,12 @@ fn tool_summary(t: &ToolEntry) -> Value {
 }
 
 pub async fn run(g: &Globals, compact: bool, json_out: bool) -> Result<u8, Failure> {
-    let client = g.connect().await?;
-    let snap = catalog::load(&client, Some(&CatalogCache::new(&g.home))).await?;
+    let session = g.session();
+    let (_, view) = session
+        .ready_for_call(0, &g.alive_report())
+        .await
+        .map_err(Failure::from)?;
+    let snap = &view.snapshot;
     let tools = &snap.catalog.tools;
     match (compact, json_out) {
         (true, true) => print_json(&json!(tools.iter().map(|t| &t.name).collect::<Vec<_>>())),

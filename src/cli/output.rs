@@ -3,6 +3,7 @@
 
 use super::exit;
 use crate::connector::{ConnectorError, Envelope};
+use crate::session::{CallError, ErrorKind, is_approval_code};
 use serde_json::{Value, json};
 
 /// A command that did not succeed: the exit code and the envelope printed on stderr.
@@ -48,15 +49,10 @@ impl Failure {
 
 /// Approval codes exit 4, everything else a Connector reports exits 1.
 pub fn exit_for_code(code: &str) -> u8 {
-    match code {
-        "APPROVAL_REQUIRED"
-        | "APPROVAL_DENIED"
-        | "APPROVAL_UNSUPPORTED"
-        | "APPROVAL_MISMATCH"
-        | "APPROVAL_EXPIRED"
-        | "APPROVAL_ALREADY_USED"
-        | "INVALID_APPROVAL_TOKEN" => exit::APPROVAL,
-        _ => exit::FAILED,
+    if is_approval_code(code) {
+        exit::APPROVAL
+    } else {
+        exit::FAILED
     }
 }
 
@@ -78,6 +74,50 @@ impl From<ConnectorError> for Failure {
             exit: code,
             envelope: e.to_envelope(),
         }
+    }
+}
+
+impl From<CallError> for Failure {
+    /// Words a pipeline refusal for a person at a terminal: the exit code of its kind, and what
+    /// to run next where that differs from the agent's wording.
+    fn from(e: CallError) -> Failure {
+        if let Some(raw) = &e.editor_envelope {
+            return Failure {
+                exit: exit_for_code(&e.code),
+                envelope: raw.clone(),
+            };
+        }
+        let code = match e.kind {
+            _ if e.code == "INVALID_OPERATION_ID" => exit::USAGE,
+            ErrorKind::Usage => exit::USAGE,
+            ErrorKind::EditorUnavailable => exit::NO_EDITOR,
+            ErrorKind::Approval => exit::APPROVAL,
+            ErrorKind::Input | ErrorKind::OutcomeUnknown { .. } | ErrorKind::Failed => exit::FAILED,
+        };
+        let mut message = e.message.clone();
+        match &e.kind {
+            ErrorKind::OutcomeUnknown { operation_id } => message.push_str(&format!(
+                ". Rerun the same command with --operation-id {operation_id} once the Editor is back"
+            )),
+            _ if e.code == "INVALID_OPERATION_ID" => {
+                message = format!("--operation-id: {message}; use 8-128 letters, digits, '_' or '-'")
+            }
+            _ => {}
+        }
+        let data = if e.data.as_object().is_some_and(|o| o.is_empty()) {
+            Value::Null
+        } else {
+            e.data.clone()
+        };
+        let mut f = Failure::new(code, &e.code, message, data);
+        let mut suggestions = e.suggestions.clone();
+        if matches!(e.code.as_str(), "TOOL_NOT_FOUND" | "ACTION_NOT_FOUND") {
+            suggestions.push("Run `hera-agent-unity list` to see the tools and actions".into());
+        }
+        if !suggestions.is_empty() {
+            f.envelope["suggestions"] = json!(suggestions);
+        }
+        f
     }
 }
 

@@ -70,7 +70,7 @@ impl ConnectorClient {
             )
             .await?;
         let text = String::from_utf8_lossy(&sent.raw.body).into_owned();
-        let env = decode(sent.raw)?;
+        let env = decode(sent.raw, sent.parsed)?;
         if !env.success {
             return Err(ConnectorError::Rejected { envelope: env });
         }

@@ -69,21 +69,6 @@ impl Envelope {
         }
     }
 
-    /// A 200 whose body is not JSON: success, with the body as `message` (§2.11 step 3).
-    pub fn from_plain_text(body: &str) -> Envelope {
-        Envelope {
-            success: true,
-            message: Some(body.to_string()),
-            code: None,
-            data: None,
-            suggestions: Vec::new(),
-            agent_hint: None,
-            diagnostics: None,
-            timings: None,
-            raw: serde_json::json!({"success": true, "message": body}),
-        }
-    }
-
     /// `code` or `""`.
     pub fn code_str(&self) -> &str {
         self.code.as_deref().unwrap_or("")
@@ -124,7 +109,7 @@ impl BatchReply {
 
 /// §2.11 step 5: an `UNKNOWN_ARGUMENT` at `/action` for a request that named an action means the
 /// installed Connector is older than the catalog we used; say so instead of blaming the input.
-pub fn rewrite_version_skew(tool: &str, params: &Value, env: &mut Envelope) {
+pub fn rewrite_version_skew(tool: &str, params: &Map<String, Value>, env: &mut Envelope) {
     let at_action = env.code.as_deref() == Some("UNKNOWN_ARGUMENT")
         && env
             .data
@@ -143,7 +128,7 @@ pub fn rewrite_version_skew(tool: &str, params: &Value, env: &mut Envelope) {
     );
     let suggestions = vec![
         "Update the com.notnull92.hera-agent-unity package in this Unity project".to_string(),
-        "Run `hera-agent-unity call manage_packages list` to see the installed version".to_string(),
+        "The manage_packages tool (action list) shows the installed version".to_string(),
     ];
     env.code = Some("CONNECTOR_UPDATE_REQUIRED".into());
     env.message = Some(message.clone());

@@ -13,7 +13,7 @@ pub enum ConnectorError {
 
     /// The request may or may not have run, and it was not safe to send it again (§2.10 step 7).
     #[error(
-        "OPERATION_OUTCOME_UNKNOWN: outcome of {tool} operation {operation_id} against {project} on port {port} is unknown; it was not retried ({reason}). Resend the same request with --operation-id {operation_id} once the Editor is back; the Connector's ledger will replay or refuse it"
+        "the outcome of {tool} operation {operation_id} against {project} on port {port} is unknown; it was not resent ({reason}). Once the Editor is back, the identical call under the same operation id is safe: the Connector's ledger replays its result or reports that it did not run"
     )]
     OutcomeUnknown {
         operation_id: String,

@@ -33,8 +33,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use transport::{AttemptError, RawResponse};
 
-/// `HERA_AGENT_TIMEOUT_MS` default.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(60_000);
+/// `HERA_AGENT_TIMEOUT_MS` default. Longer than the 120 s a Connector lets a request wait for
+/// its command lock, so a call queued behind a long one hears the Connector's own
+/// `COMMAND_LOCK_TIMEOUT` (nothing ran) instead of timing out first with an unknown outcome
+/// while the queued request may still run.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(125_000);
 /// Resend interval while the Editor is reloading.
 pub const RETRY_INTERVAL: Duration = Duration::from_millis(500);
 /// The longest we keep resending, whatever the request timeout.
@@ -93,6 +96,9 @@ pub struct CallOptions {
     pub client_kind: ClientKind,
     /// Overrides the client's timeout for this call (it still covers every resend).
     pub timeout: Option<Duration>,
+    /// The call's `arguments_hash` when the caller already computed it (one hash per call);
+    /// otherwise computed here.
+    pub arguments_hash: Option<String>,
 }
 
 /// A `/command` answer, with the ids it was sent under.
@@ -120,6 +126,8 @@ pub struct Preflight {
 /// A `/command` exchange before decoding.
 struct SentCommand {
     raw: RawResponse,
+    /// The body, already parsed when the exchange checked it was JSON.
+    parsed: Option<Value>,
     operation_id: OperationId,
     arguments_hash: String,
     port: u16,
@@ -145,6 +153,18 @@ enum Exchange {
     },
     Preflight,
     Batch,
+}
+
+impl Exchange {
+    /// A reply to this exchange must be a JSON envelope. The catalog fetch is exempt: it reads
+    /// the exact bytes itself (the hash is computed over them).
+    fn expects_envelope(&self) -> bool {
+        match self {
+            Exchange::Command { tool, .. } => tool != "list",
+            Exchange::Preflight => true,
+            Exchange::Batch => false,
+        }
+    }
 }
 
 /// A client bound to one project's Editor. Cheap to clone; clones share the followed target.
@@ -234,8 +254,8 @@ impl ConnectorClient {
         opts: CallOptions,
     ) -> Result<CommandReply, ConnectorError> {
         let sent = self.send_command(tool, params, opts).await?;
-        let mut envelope = decode(sent.raw)?;
-        rewrite_version_skew(tool, &Value::Object(params.clone()), &mut envelope);
+        let mut envelope = decode(sent.raw, sent.parsed)?;
+        rewrite_version_skew(tool, params, &mut envelope);
         Ok(CommandReply {
             envelope,
             operation_id: sent.operation_id,
@@ -255,8 +275,10 @@ impl ConnectorClient {
             .operation_id
             .clone()
             .unwrap_or_else(OperationId::generate);
-        let params_value = Value::Object(params.clone());
-        let arguments_hash = arguments_hash_of_value(&params_value);
+        let arguments_hash = match opts.arguments_hash {
+            Some(h) => h,
+            None => arguments_hash_of_value(&Value::Object(params.clone())),
+        };
         let mut meta = json!({
             "protocol_version": EXECUTION_PROTOCOL,
             "operation_id": operation_id.as_str(),
@@ -269,9 +291,18 @@ impl ConnectorClient {
         {
             meta["catalog_hash"] = Value::String(hash.to_string());
         }
-        let body =
-            serde_json::to_vec(&json!({"command": tool, "params": params_value, "meta": meta}))
-                .expect("a JSON value always serializes");
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            command: &'a str,
+            params: &'a Map<String, Value>,
+            meta: Value,
+        }
+        let body = serde_json::to_vec(&Body {
+            command: tool,
+            params,
+            meta,
+        })
+        .expect("a JSON value always serializes");
         let resend_ok = opts.idempotent
             || self
                 .instance()
@@ -284,9 +315,10 @@ impl ConnectorClient {
             resend_ok,
         };
         let timeout = opts.timeout.unwrap_or(self.inner.timeout);
-        let (raw, port) = self.exchange("/command", body, &exchange, timeout).await?;
+        let (raw, parsed, port) = self.exchange("/command", body, &exchange, timeout).await?;
         Ok(SentCommand {
             raw,
+            parsed,
             operation_id,
             arguments_hash,
             port,
@@ -309,7 +341,7 @@ impl ConnectorClient {
             req["action"] = Value::String(a.to_string());
         }
         let body = serde_json::to_vec(&req).expect("a JSON value always serializes");
-        let (raw, _) = self
+        let (raw, parsed, _) = self
             .exchange(
                 "/approval/preflight",
                 body,
@@ -317,7 +349,7 @@ impl ConnectorClient {
                 self.inner.timeout,
             )
             .await?;
-        let envelope = decode(raw)?;
+        let envelope = decode(raw, parsed)?;
         if !envelope.success {
             return Err(ConnectorError::Rejected { envelope });
         }
@@ -366,11 +398,11 @@ impl ConnectorClient {
         )
         .expect("a JSON value always serializes");
         let timeout = self.inner.timeout.min(BATCH_TIMEOUT_CAP);
-        let (raw, _) = self
+        let (raw, _, _) = self
             .exchange("/commands", body, &Exchange::Batch, timeout)
             .await?;
         if raw.status != 200 {
-            let env = decode(raw)?;
+            let env = decode(raw, None)?;
             return Err(ConnectorError::Rejected { envelope: env });
         }
         let v: Value = serde_json::from_slice(&raw.body).map_err(|e| {
@@ -384,15 +416,19 @@ impl ConnectorClient {
         Ok(BatchReply::from_value(v))
     }
 
-    /// Sends `body` to `path`, resending per the module rules. Returns the response and the
-    /// port that produced it.
+    /// Sends `body` to `path`, resending per the module rules. Returns the response, its body
+    /// parsed when this exchange expects an envelope, and the port that produced it.
+    ///
+    /// A `200` whose body is not JSON is never an answer: nothing says whether the Editor ran
+    /// the request, so it counts as a broken exchange (resent under the same operation id only
+    /// when that is safe, otherwise an unknown outcome).
     async fn exchange(
         &self,
         path: &'static str,
         body: Vec<u8>,
         kind: &Exchange,
         timeout: Duration,
-    ) -> Result<(RawResponse, u16), ConnectorError> {
+    ) -> Result<(RawResponse, Option<Value>, u16), ConnectorError> {
         let start = Instant::now();
         let deadline = start + timeout;
         let resend_until = deadline.min(start + RETRY_CEILING);
@@ -415,8 +451,19 @@ impl ConnectorClient {
             } else {
                 transport::post(port, path, body.clone(), deadline - now).await
             };
+            let attempt = attempt.and_then(|raw| {
+                if !kind.expects_envelope() || raw.status != 200 {
+                    return Ok((raw, None));
+                }
+                match serde_json::from_slice::<Value>(strip_bom(&raw.body)) {
+                    Ok(v) => Ok((raw, Some(v))),
+                    Err(e) => Err(AttemptError::Broken(format!(
+                        "the reply is not a Connector envelope (not JSON: {e})"
+                    ))),
+                }
+            });
             match attempt {
-                Ok(raw) => return Ok((raw, port)),
+                Ok((raw, parsed)) => return Ok((raw, parsed, port)),
                 Err(AttemptError::Fatal(reason)) => {
                     return Err(ConnectorError::ConnectFailed { port, reason });
                 }
@@ -527,10 +574,18 @@ impl ConnectorClient {
     }
 }
 
-/// Turns a whole response into an envelope (§2.11 steps 2–4).
-fn decode(raw: RawResponse) -> Result<Envelope, ConnectorError> {
-    let text = String::from_utf8_lossy(&raw.body);
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+/// A UTF-8 byte-order mark some .NET writers put first.
+fn strip_bom(body: &[u8]) -> &[u8] {
+    body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body)
+}
+
+/// Turns a whole response into an envelope (contract: Responses). `parsed` is the body when the
+/// exchange already parsed it, so a reply is decoded once.
+fn decode(raw: RawResponse, parsed: Option<Value>) -> Result<Envelope, ConnectorError> {
+    if let Some(v) = parsed {
+        return Ok(Envelope::from_value(v));
+    }
+    let text = String::from_utf8_lossy(strip_bom(&raw.body));
     if raw.status != 200 && text.trim().is_empty() {
         return Err(ConnectorError::HttpStatus {
             status: raw.status,
@@ -538,7 +593,7 @@ fn decode(raw: RawResponse) -> Result<Envelope, ConnectorError> {
             body: String::new(),
         });
     }
-    match serde_json::from_str::<Value>(text) {
+    match serde_json::from_str::<Value>(&text) {
         Ok(v) => {
             let env = Envelope::from_value(v);
             if raw.status != 200 && env.code.is_none() {
@@ -550,7 +605,9 @@ fn decode(raw: RawResponse) -> Result<Envelope, ConnectorError> {
             }
             Ok(env)
         }
-        Err(_) if raw.status == 200 => Ok(Envelope::from_plain_text(text)),
+        Err(e) if raw.status == 200 => Err(ConnectorError::InvalidResponse(format!(
+            "the reply is not a Connector envelope (not JSON: {e})"
+        ))),
         Err(_) => Err(ConnectorError::HttpStatus {
             status: raw.status,
             label: transport::status_label(raw.status),

@@ -6,7 +6,7 @@
 //!   [`ELICIT_TIMEOUT`]; no answer falls back to the token round trip.
 //! - 2026-07-28 requests whose client declared elicitation: an `input_required` result (MRTR)
 //!   whose `requestState` is the preflight token. The retry carries the answer; the token is
-//!   honoured only if this process issued it (see `call::IssuedTokens`), so a client cannot
+//!   honoured only if this session issued it (`session::IssuedApprovals`), so a client cannot
 //!   approve with a state it made up.
 //! - Everyone else: `APPROVAL_REQUIRED` with the token; the agent asks the user and repeats the
 //!   identical call with `approval_token`.
@@ -16,6 +16,8 @@
 
 use super::envelope::{Answer, Envelope};
 use crate::connector::Preflight;
+use crate::policy::CallPolicy;
+use crate::session::{self, ApprovalAsk, CallError, Caller, Decision, IssuedApprovals};
 use rmcp::Peer;
 use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest, InputRequests,
@@ -32,7 +34,7 @@ pub const ELICIT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const INPUT_KEY: &str = "approval";
 
 /// How this request can reach the human.
-pub enum Approver {
+pub enum AgentApprover {
     /// Ask through `elicitation/create` now (legacy session with form elicitation).
     Elicit(Peer<RoleServer>),
     /// Answer `input_required` (2026-07-28 with elicitation), or read the retry's answer.
@@ -42,14 +44,6 @@ pub enum Approver {
     },
     /// No form: hand the token to the agent.
     Token,
-}
-
-/// The user's decision as far as this call can tell.
-pub enum Decision {
-    /// Approved: send with this token.
-    Granted(String),
-    /// Not decided yet: return this (an `input_required` result) and wait for the retry.
-    Pending(Answer),
 }
 
 /// One line the user can judge: what, on what, with which consequences.
@@ -122,12 +116,55 @@ pub fn required(pre: &Preflight, why: Option<&str>) -> Envelope {
     )
 }
 
-pub fn denied(detail: &str) -> Envelope {
-    Envelope::error(
+pub fn denied(detail: &str) -> CallError {
+    CallError::approval(
         "APPROVAL_DENIED",
         format!("the user did not approve the operation ({detail}); nothing was run"),
     )
-    .with_hint("Do not retry unless the user asks for it.")
+}
+
+impl session::Approver for AgentApprover {
+    type Pending = Answer;
+
+    fn caller(&self) -> Caller {
+        Caller::Agent
+    }
+
+    fn prior_answer(&self, issued: &IssuedApprovals) -> Option<Result<String, CallError>> {
+        let AgentApprover::Mrtr {
+            responses: Some(responses),
+            state: Some(state),
+        } = self
+        else {
+            return None;
+        };
+        issued.summary_of(state)?;
+        Some(answered(responses)?.map(|()| state.clone()).map_err(|why| denied(&why)))
+    }
+
+    async fn decide(&self, ask: &ApprovalAsk<'_>) -> Result<Decision<Answer>, CallError> {
+        let pre = ask.preflight;
+        let why = ask.renewal.then_some(
+            "The Editor reloaded since the earlier approval and the summary of this operation \
+             changed, so the user must approve it again.",
+        );
+        match self {
+            AgentApprover::Token => Ok(Decision::Pending(Answer::Made(required(pre, why)))),
+            AgentApprover::Mrtr { .. } => Ok(Decision::Pending(input_required(pre))),
+            AgentApprover::Elicit(peer) => elicit(peer, pre).await,
+        }
+    }
+
+    async fn consent_unsigned(&self, policy: &CallPolicy) -> Result<(), CallError> {
+        Err(CallError::approval(
+            "APPROVAL_UNSUPPORTED",
+            format!(
+                "{} needs the user's approval but this Unity Connector cannot sign approvals \
+                 (approval_v1); nothing was sent. Update the AgentConnector package",
+                session::label(policy)
+            ),
+        ))
+    }
 }
 
 /// Whether an elicitation answer approves: `accept` with `approve: true`. A missing or false
@@ -153,8 +190,9 @@ fn approves(result: &ElicitResult) -> Result<(), String> {
     }
 }
 
-/// Asks through the client's form now; `Err` carries the refusal or the fallback.
-pub async fn elicit(peer: &Peer<RoleServer>, pre: &Preflight) -> Result<Decision, Envelope> {
+/// Asks through the client's form now; a form that returns no answer falls back to the token
+/// round trip.
+async fn elicit(peer: &Peer<RoleServer>, pre: &Preflight) -> Result<Decision<Answer>, CallError> {
     let params: ElicitRequestParams =
         serde_json::from_value(form(pre)).expect("the approval form is a valid elicitation");
     match peer
@@ -167,10 +205,10 @@ pub async fn elicit(peer: &Peer<RoleServer>, pre: &Preflight) -> Result<Decision
         },
         Err(e) => {
             tracing::info!("approval form failed, falling back to the token round trip: {e}");
-            Err(required(
+            Ok(Decision::Pending(Answer::Made(required(
                 pre,
                 Some("The client's approval form did not return an answer."),
-            ))
+            ))))
         }
     }
 }

@@ -6,7 +6,7 @@
 //! read it and repair the call.
 
 use super::envelope::Envelope;
-use super::schema_check::{self, Fault};
+use crate::session::{Fault, check_schema, compile_schema};
 use super::tools::{self, SEARCH_DEFAULT_LIMIT, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH};
 use jsonschema::Validator;
 use serde_json::{Map, Value, json};
@@ -43,7 +43,7 @@ fn compiled(tool: &str) -> &'static Compiled {
             .map(|t| {
                 let schema = Value::Object((*t.input_schema).clone());
                 let validator =
-                    schema_check::compile(&schema).expect("compact input schemas compile");
+                    compile_schema(&schema).expect("compact input schemas compile");
                 (t.name.to_string(), Compiled { schema, validator })
             })
             .collect()
@@ -80,7 +80,7 @@ pub fn invalid(tool: &str, faults: &[Fault]) -> Envelope {
 fn validate(tool: &str, args: &Option<Map<String, Value>>) -> Result<Value, Envelope> {
     let value = Value::Object(args.clone().unwrap_or_default());
     let c = compiled(tool);
-    let faults = schema_check::check(&c.validator, &c.schema, &value, "");
+    let faults = check_schema(&c.validator, &c.schema, &value, "");
     if faults.is_empty() {
         Ok(value)
     } else {

@@ -1,32 +1,21 @@
-//! `tool_call`: resolve, validate, authorize, send, and shape the answer.
-//!
-//! Order matters and is the same for every call, so a refused call never reaches the Editor:
-//! 1. an Editor ready for calls and a catalog of its current domain (else a retryable error);
-//! 2. the tool (aliases, arbitrary-code permission) and the action (aliases → canonical name);
-//! 3. strict validation against the resolved action's input schema (pointer-located faults);
-//! 4. resolved safety (a change right after an unannounced project switch stops here), operation
-//!    id, ledger obligation, approval (preflight or token check);
-//! 5. the `/command` request with the live catalog hash and `client_kind: mcp`;
-//! 6. the reply: the Connector's envelope preserved, long work turned into a task handle.
+//! `tool_call` and native tool calls for an agent: the session's one pipeline runs the call;
+//! this module words its outcome in MCP terms (tool results, hints that name `operation_id` and
+//! `tool_describe`, tasks and progress) and shapes Editor results (inline, spilled, withheld).
 
-use super::approval::{self, Approver, Decision};
+use super::approval::AgentApprover;
 use super::args::{self, CallArgs};
-use super::catalog_view::CatalogView;
-use super::compact::{find_action, find_tool};
 use super::envelope::{Answer, Envelope};
-use super::link::{EditorLink, connector_error, unavailable};
-use super::native::{self, NativeCall};
-use super::schema_check::{self, Fault};
+use super::native::{self, NativeCall, NativeScope};
 use super::task_ext;
 use super::tools::TASK_POLL_NAME;
-use crate::connector::{CallOptions, ClientKind, ConnectorClient};
-use crate::discovery::now_ms;
-use crate::policy::{self, ApprovalBinding, ApprovalNeed};
-use crate::results::{ProjectKey, ResultSafety, ShapeContext, shape_result};
+use crate::connector::ClientKind;
+use crate::discovery::{AliveEvent, now_ms};
+use crate::results::{InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result};
+use crate::session::{
+    AnyTool, CallError, CallEvent, CallOutcome, CallRequest, EditorAnswer, ErrorKind, Fault,
+    Session, ToolScope,
+};
 use crate::tasks::{self, TaskState};
-use hera_connector_contract::canonical::{arguments_hash_of_value, sha256_prefixed};
-use hera_connector_contract::catalog::{ActionEntry, ToolEntry};
-use hera_connector_contract::operation::OperationId;
 use hera_connector_contract::task_id::{DurableTaskId, TaskKind};
 use rmcp::ErrorData;
 use rmcp::Peer;
@@ -34,8 +23,7 @@ use rmcp::model::{CreateTaskResult, DetailedTask, TaskPayload, TaskStatus};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::RoleServer;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long `tool_call` waits for a started job before handing back a task id to poll. Well
@@ -46,33 +34,10 @@ pub const TASK_POLL_WAIT: Duration = Duration::from_secs(5);
 /// Suggested pause between polls of a working task.
 pub const TASK_POLL_AFTER_MS: u64 = 2000;
 
-/// Approval tokens this process obtained by preflight and handed to the agent, by token hash.
-/// Only these may be renewed after a domain reload invalidated them: the human approved this
-/// exact operation, so the adapter re-preflights it itself. A token the agent made up is never
-/// renewed.
-#[derive(Default)]
-pub struct IssuedTokens {
-    by_hash: Mutex<HashMap<String, i64>>,
-}
-
-impl IssuedTokens {
-    fn remember(&self, token: &str, expires_at_ms: i64) {
-        let mut m = self.by_hash.lock().expect("tokens lock");
-        let now = now_ms();
-        m.retain(|_, exp| *exp > now);
-        m.insert(sha256_prefixed(token.as_bytes()), expires_at_ms);
-    }
-    fn issued_and_unexpired(&self, token: &str) -> bool {
-        let m = self.by_hash.lock().expect("tokens lock");
-        m.get(&sha256_prefixed(token.as_bytes()))
-            .is_some_and(|exp| *exp > now_ms())
-    }
-}
-
 /// What a `tool_call` request offers besides its arguments.
 pub struct CallContext {
     pub progress: Option<Progress>,
-    pub approver: Approver,
+    pub approver: AgentApprover,
     /// The client declared the Tasks extension: a long job returns a task at once.
     pub tasks: bool,
     /// A native tool call (profile or full exposure): the tool is named exactly, must be in the
@@ -120,113 +85,6 @@ async fn wait_with_progress(
     }
 }
 
-/// Where the arguments came in, for pointers in errors: under `arguments` of `tool_call`, at
-/// the top of a native call.
-fn args_pointer(native: bool) -> &'static str {
-    if native { "" } else { "/arguments" }
-}
-
-/// The contract a call is checked against: the resolved action's input schema, or the tool's
-/// when the call names no action (or the tool has none).
-fn validation_schema<'a>(
-    tool: &'a ToolEntry,
-    action: Option<&'a ActionEntry>,
-) -> (String, &'a Value) {
-    match action {
-        Some(a) => (format!("{}/{}", tool.name, a.name), &a.input_schema),
-        None => (tool.name.clone(), &tool.input_schema),
-    }
-}
-
-/// Validates `arguments` against the resolved contract. Older Connectors publish action schemas
-/// without the `action` property; then `action` is left out of the validated copy only (§3.6).
-fn validate(
-    view: &CatalogView,
-    tool: &ToolEntry,
-    action: Option<&ActionEntry>,
-    arguments: &Map<String, Value>,
-    native: bool,
-) -> Option<Envelope> {
-    let (key, schema) = validation_schema(tool, action);
-    let compiled = view.validators.get(&key, schema);
-    let validator = match compiled.as_ref() {
-        Ok(v) => v,
-        Err(e) => {
-            // The Connector validates again; a schema we cannot compile is its contract's bug,
-            // not the agent's, so the call goes through and the Connector decides.
-            tracing::warn!(schema = %key, "skipping local validation: {e}");
-            return None;
-        }
-    };
-    let mut instance = Value::Object(arguments.clone());
-    let declares_action = schema
-        .get("properties")
-        .and_then(|p| p.get("action"))
-        .is_some();
-    if action.is_some() && !declares_action {
-        instance.as_object_mut().expect("object").remove("action");
-    }
-    let faults: Vec<Fault> =
-        schema_check::check(validator, schema, &instance, args_pointer(native));
-    if faults.is_empty() {
-        return None;
-    }
-    let mut env = args::invalid(&tool.name, &faults);
-    let see = if native {
-        "the tool's input schema in tools/list".to_string()
-    } else {
-        format!(
-            "tool_describe {{\"name\":{:?}{}}}",
-            tool.name,
-            action
-                .map(|a| format!(",\"action\":{:?}", a.name))
-                .unwrap_or_default()
-        )
-    };
-    env.message = format!(
-        "invalid argument at {}: {}. The arguments must match the input schema of {key}; see \
-         {see}",
-        if faults[0].pointer.is_empty() {
-            "/"
-        } else {
-            &faults[0].pointer
-        },
-        faults[0].message,
-    );
-    Some(env)
-}
-
-/// A caller-supplied operation id, or `INVALID_OPERATION_ID` pointing at it.
-fn parse_operation_id(raw: &str) -> Result<OperationId, Envelope> {
-    OperationId::parse(raw).map_err(|e| {
-        Envelope::error("INVALID_OPERATION_ID", e.to_string()).with_data(json!({
-            "pointer": format!("/{}", native::OPERATION_ID_ARG),
-            "message": e.to_string(),
-            "expected": "8-128 letters, digits, '_' or '-'"
-        }))
-    })
-}
-
-/// A change refused because the server moved to another project since the agent last heard.
-fn project_switched(switch: &super::link::ProjectSwitch, tool: &str) -> Envelope {
-    Envelope::error(
-        "PROJECT_SWITCHED",
-        format!(
-            "the Unity Editor for {} is no longer running and this server is now connected to {}; \
-             {tool} would change that project, so it was not sent. If the change is meant for {}, \
-             check the call against its catalog (tool_describe) and repeat it",
-            switch.from, switch.to, switch.to
-        ),
-    )
-    .with_data(json!({
-        "retryable": true,
-        "retry_after_ms": 0,
-        "reason": "project_switched",
-        "project": switch.to,
-        "previous_project": switch.from,
-    }))
-}
-
 fn task_not_found(raw: &str) -> ErrorData {
     ErrorData::invalid_params(
         "task not found: no pending or finished job of this project matches it",
@@ -263,24 +121,81 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
     }
 }
 
-impl EditorLink {
-    /// Runs one `tool_call`. Every outcome, refusals included, is an answer the model can read.
-    pub async fn call(&self, a: CallArgs, allow_arbitrary_code: bool, cx: CallContext) -> Answer {
-        let _in_call = self.in_call();
-        match self.call_inner(a, allow_arbitrary_code, cx).await {
-            Ok(answer) => answer,
-            Err(refusal) => Answer::Made(refusal),
+/// The agent's side of the session: the pipeline's outcomes as tool results, and the result
+/// cache Editor results spill into.
+pub struct AgentCalls {
+    pub session: Arc<Session>,
+    /// Spilled results of this user (`hera-result://` resources).
+    pub results: Arc<ResultStore>,
+    pub cap: InlineCap,
+    pub allow_arbitrary_code: bool,
+}
+
+/// Words a pipeline refusal for an agent: the Connector's own envelope when it sent one,
+/// otherwise the code, the sentence and the data, with what to do next in MCP terms.
+pub fn refusal(e: CallError, native: bool) -> Envelope {
+    if let Some(raw) = &e.editor_envelope {
+        return Envelope::from_connector(raw, "request rejected");
+    }
+    let mut message = e.message.clone();
+    let mut hint = None;
+    match e.code.as_str() {
+        "TOOL_NOT_FOUND" if !native => message.push_str("; use tool_search to find tools"),
+        "INVALID_ARGUMENT" => {
+            let see = if native {
+                "the tool's input schema in tools/list".to_string()
+            } else {
+                let tool = e.data["tool"].as_str().unwrap_or_default();
+                let action = e.data["contract"]
+                    .as_str()
+                    .and_then(|c| c.split_once('/'))
+                    .map(|(_, a)| format!(",\"action\":{a:?}"))
+                    .unwrap_or_default();
+                format!("tool_describe {{\"name\":{tool:?}{action}}}")
+            };
+            message = format!("{message}; see {see}");
         }
+        "CATALOG_STALE" => {
+            hint = Some(if native {
+                "The Editor's tool catalog changed and has been reloaded; read tools/list again, \
+                 then repeat the call."
+            } else {
+                "The Editor's tool catalog changed and has been reloaded; check the contract with \
+                 tool_describe, then repeat the call."
+            })
+        }
+        "APPROVAL_DENIED" => hint = Some("Do not retry unless the user asks for it."),
+        _ => {}
+    }
+    let mut data = e.data.clone();
+    if e.code == "INVALID_OPERATION_ID" {
+        data["pointer"] = json!(format!("/{}", native::OPERATION_ID_ARG));
+    }
+    let mut env = Envelope::error(&e.code, message).with_suggestions(e.suggestions.clone());
+    if data.as_object().is_some_and(|o| !o.is_empty()) {
+        env = env.with_data(data);
+    }
+    if let ErrorKind::OutcomeUnknown { operation_id } = &e.kind {
+        env = env.with_operation_id(operation_id.clone()).with_hint(format!(
+            "Do not change the call. Once the Editor is back, repeat the identical call with \
+             operation_id {operation_id:?}: the Editor's ledger replays the result if it ran, or \
+             reports that it did not."
+        ));
+    }
+    if let Some(h) = hint {
+        env = env.with_hint(h);
+    }
+    env
+}
+
+impl AgentCalls {
+    pub fn timeout(&self) -> Duration {
+        self.session.timeout()
     }
 
-    /// `Err` is a refusal made here (never sent, or the exchange failed); `Ok` is what the
-    /// Editor answered, shaped.
-    async fn call_inner(
-        &self,
-        mut a: CallArgs,
-        allow_arbitrary_code: bool,
-        cx: CallContext,
-    ) -> Result<Answer, Envelope> {
+    /// Runs one `tool_call` (or native tool call). Every outcome, refusals included, is an
+    /// answer the model can read.
+    pub async fn call(&self, a: CallArgs, cx: CallContext) -> Answer {
         let CallContext {
             progress,
             approver,
@@ -289,281 +204,98 @@ impl EditorLink {
         } = cx;
         let progress = progress.as_ref();
         if a.name == TASK_POLL_NAME {
-            return self.poll_task(&a, progress).await;
+            return match self.poll_task(&a, progress).await {
+                Ok(answer) => answer,
+                Err(refused) => Answer::Made(refused),
+            };
         }
-        // A malformed operation id is the caller's fault whatever the Editor's state: refuse it
-        // before looking for the Editor (native calls carry theirs in the arguments; below).
-        let mut client_op = a
-            .operation_id
-            .as_deref()
-            .map(parse_operation_id)
-            .transpose()?;
-        let (client, view) = self.ready_for_call(1).await?;
-        let catalog = view.catalog();
-        let mut arguments = a.arguments.clone();
-        let tool = match &native {
-            None => find_tool(catalog, &a.name, allow_arbitrary_code)?,
-            Some(n) => {
-                let tool = n.resolve(&view, &a.name, allow_arbitrary_code)?;
-                let (op, token) = native::take_controls(tool, &mut arguments)?;
-                if let Some(raw) = op {
-                    client_op = Some(parse_operation_id(&raw)?);
-                    a.operation_id = Some(raw);
-                }
-                a.approval_token = token.or(a.approval_token);
-                tool
-            }
-        };
         let is_native = native.is_some();
-        let action = match arguments.get("action") {
-            Some(Value::String(name)) if !tool.actions.is_empty() => {
-                match find_action(tool, name) {
-                    Ok(found) => Some(found),
-                    Err(mut e) => {
-                        if let Some(d) = e.data.as_mut() {
-                            d["pointer"] = json!(format!("{}/action", args_pointer(is_native)));
-                        }
-                        return Err(e);
-                    }
-                }
-            }
-            _ => None,
+        let any = AnyTool {
+            allow_arbitrary_code: self.allow_arbitrary_code,
+            pointer_prefix: "/arguments",
         };
-        if let Some(act) = action {
-            arguments.insert("action".into(), Value::String(act.name.clone()));
-        }
-        if let Some(e) = validate(&view, tool, action, &arguments, is_native) {
-            return Err(e);
-        }
-        let call_policy = policy::resolve_call(catalog, &tool.name, &arguments)
-            .map_err(|e| Envelope::error(e.code(), e.to_string()))?;
-        // The agent chose this change while another project was open: it is not made in the
-        // project the server has just moved to until the agent has heard of the move.
-        if !call_policy.read_only()
-            && let Some(switch) = self.take_switch()
-        {
-            return Err(project_switched(&switch, &tool.name));
-        }
-        let heartbeat = client.instance().heartbeat;
-        if policy::mutation_without_ledger(&call_policy, &heartbeat) {
-            return Err(Envelope::error(
-                "OPERATION_LEDGER_REQUIRED",
-                format!(
-                    "{} changes the project but this Unity Connector keeps no operation ledger \
-                     (operation_ledger_v1), so a reload mid-call could leave its outcome unknown; \
-                     update the AgentConnector package",
-                    tool.name
-                ),
-            ));
-        }
-        let mut operation_id = match client_op {
-            Some(op) => Some(op),
-            None if call_policy.uses_ledger() => Some(OperationId::generate()),
-            None => None,
+        let scope: Box<dyn ToolScope> = match native {
+            Some(n) => Box::new(NativeScope {
+                call: n,
+                allow_arbitrary_code: self.allow_arbitrary_code,
+            }),
+            None => Box::new(any),
         };
-        let params = Value::Object(arguments.clone());
-        let mut token = None;
-        match policy::approval_need(&call_policy, &heartbeat) {
-            ApprovalNeed::NotRequired => {}
-            ApprovalNeed::Unsupported => {
-                return Err(Envelope::error(
-                    "APPROVAL_UNSUPPORTED",
-                    format!(
-                        "{} needs the user's approval but this Unity Connector does not support \
-                         approvals (approval_v1); update the AgentConnector package",
-                        tool.name
-                    ),
-                ));
-            }
-            ApprovalNeed::Required => {
-                let binding = ApprovalBinding {
-                    tool: call_policy.tool.clone(),
-                    action: call_policy.action.clone(),
-                    arguments_hash: arguments_hash_of_value(&params),
-                    risk_class: call_policy.risk_class().as_str().to_string(),
-                    project_id: catalog.project_id.clone(),
-                    operation_id: a.operation_id.clone(),
-                };
-                let t = match a.approval_token.clone() {
-                    Some(t) => t,
-                    None => {
-                        match self
-                            .ask(
-                                &client,
-                                &call_policy,
-                                &arguments,
-                                operation_id.clone(),
-                                approver,
-                            )
-                            .await?
-                        {
-                            Decision::Granted(t) => t,
-                            Decision::Pending(answer) => return Ok(answer),
-                        }
-                    }
-                };
-                let claims = policy::check_token(&t, &binding).map_err(|e| {
-                    let data = e.data();
-                    let env = Envelope::error(e.code(), e.to_string())
-                        .with_suggestions(vec![e.suggestion().to_string()]);
-                    if data.is_null() {
-                        env
-                    } else {
-                        env.with_data(data)
-                    }
-                })?;
-                let op = OperationId::parse(&claims.operation_id).map_err(|e| {
-                    Envelope::error(
-                        "INVALID_APPROVAL_TOKEN",
-                        format!("the approval token's operation id is invalid: {e}"),
-                    )
-                })?;
-                operation_id = Some(op);
-                token = Some(t);
-            }
-        }
-        let options = CallOptions {
-            operation_id: operation_id.clone(),
-            approval_token: token.clone(),
-            catalog_hash: Some(view.snapshot.catalog_hash().to_string()),
-            idempotent: call_policy.idempotent(),
+        let request = CallRequest {
+            tool: a.name,
+            arguments: a.arguments,
+            operation_id: a.operation_id,
+            approval_token: a.approval_token,
             client_kind: ClientKind::Mcp,
-            timeout: None,
         };
-        let mut reply = client
-            .command(&call_policy.tool, &arguments, options.clone())
-            .await
-            .map_err(|e| connector_error(&e))?;
-        // A reload rotated the Connector's approval secret after the human approved: renew the
-        // approval for the identical operation once, but only for a token we issued ourselves.
-        if let Some(t) = &token
-            && reply.envelope.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
-            && self.issued.issued_and_unexpired(t)
-        {
-            let pre = client
-                .preflight(
-                    &call_policy.tool,
-                    call_policy.action.as_deref(),
-                    &arguments,
-                    operation_id.clone(),
-                )
-                .await
-                .map_err(|e| connector_error(&e))?;
-            tracing::info!("approval renewed after a domain reload");
-            let mut again = options.clone();
-            again.approval_token = Some(pre.token.clone());
-            again.operation_id = Some(pre.operation_id.clone());
-            reply = client
-                .command(&call_policy.tool, &arguments, again)
-                .await
-                .map_err(|e| connector_error(&e))?;
-        }
-        let raw = &reply.envelope.raw;
-        if reply.envelope.code.as_deref() == Some("CATALOG_STALE") {
-            self.force_refresh(&client).await;
-            let mut env = Envelope::from_connector(raw, "catalog stale");
-            env.agent_hint = Some(if is_native {
-                "The Editor's tool catalog changed and has been reloaded; read tools/list again \
-                 if it changed, then repeat the call."
-                    .into()
-            } else {
-                "The Editor's tool catalog changed and has been reloaded; check the contract \
-                 with tool_describe, then repeat the call."
-                    .into()
-            });
-            let mut data = env.data.take().unwrap_or_else(|| json!({}));
-            if data.is_object() {
-                data["retryable"] = json!(true);
+        let quiet = |_: AliveEvent<'_>| {};
+        let outcome = self
+            .session
+            .call(request, scope.as_ref(), &approver, &quiet)
+            .await;
+        match outcome {
+            Err(e) => Answer::Made(refusal(e, is_native)),
+            Ok(CallOutcome::ApprovalPending(answer)) => answer,
+            Ok(CallOutcome::Answered(done)) => {
+                self.answer(*done, tasks_extension, progress).await
             }
-            return Err(env.with_data(data));
         }
-        let op = reply.operation_id.as_str().to_string();
-        let label = match &call_policy.action {
-            Some(a) => format!("{}/{a}", call_policy.tool),
-            None => call_policy.tool.clone(),
-        };
-        let safety = ResultSafety::from(&call_policy.safety);
-        match tasks::job_of_reply(
-            &call_policy.tool,
-            call_policy.action.as_deref(),
-            raw,
-            &catalog.project_id,
-            &op,
-            now_ms(),
-        ) {
+    }
+
+    /// An Editor answer as a tool result: a started job followed (task, or waited for with
+    /// progress), anything else shaped.
+    async fn answer(
+        &self,
+        done: EditorAnswer,
+        tasks_extension: bool,
+        progress: Option<&Progress>,
+    ) -> Answer {
+        let label = done.label();
+        let op = done.operation_id.to_string();
+        let safety = ResultSafety::from(&done.policy.safety);
+        let raw = &done.envelope.raw;
+        match &done.job {
             None => {}
             Some(Err(msg)) => {
                 let env = Envelope::from_connector(raw, "running")
                     .with_operation_id(op)
                     .with_hint(format!("The job cannot be followed: {msg}"));
-                return Ok(Answer::Made(env));
+                return Answer::Made(env);
             }
             Some(Ok(id)) => {
                 if tasks_extension {
                     let t = task_ext::task(
-                        &id,
+                        id,
                         TaskStatus::Working,
                         id.c,
                         &format!("{label} started; poll tasks/get"),
                     );
-                    return Ok(Answer::Task(CreateTaskResult::new(t)));
+                    return Answer::Task(CreateTaskResult::new(t));
                 }
-                let status = self.home().status_dir();
-                let wait = TASK_INLINE_WAIT.min(self.timeout);
-                let state = wait_with_progress(&status, &id, wait, progress)
-                    .await
-                    .map_err(|e| {
+                let status = self.session.home().status_dir();
+                let wait = TASK_INLINE_WAIT.min(self.timeout());
+                return match wait_with_progress(&status, id, wait, progress).await {
+                    Ok(state) => self.task_answer(id, &state, safety, &label).await,
+                    Err(e) => Answer::Made(
                         Envelope::error("TASK_RESULT_UNREADABLE", e)
-                            .with_data(json!({"task_id": id.encode()}))
-                    })?;
-                return Ok(self.task_answer(&id, &state, safety, &label).await);
+                            .with_data(json!({"task_id": id.encode()})),
+                    ),
+                };
             }
         }
-        let mut env = Envelope::from_connector(raw, &format!("{} completed", call_policy.tool));
-        if call_policy.uses_ledger() {
+        let mut env =
+            Envelope::from_connector(raw, &format!("{} completed", done.policy.tool));
+        if done.policy.uses_ledger() {
             env = env.with_operation_id(op);
         }
-        Ok(self.shape(env, safety, &label, &catalog.project_id).await)
-    }
-
-    /// Gets the user's decision for a call that needs approval, by the best means this request
-    /// has (see `approval`). A pending or refused decision ends the call without sending it.
-    async fn ask(
-        &self,
-        client: &ConnectorClient,
-        call_policy: &policy::CallPolicy,
-        arguments: &Map<String, Value>,
-        operation_id: Option<OperationId>,
-        approver: Approver,
-    ) -> Result<Decision, Envelope> {
-        // An MRTR retry answering our question: honour it only for a token we issued.
-        if let Approver::Mrtr {
-            responses: Some(responses),
-            state: Some(state),
-        } = &approver
-            && self.issued.issued_and_unexpired(state)
-            && let Some(answer) = approval::answered(responses)
-        {
-            return match answer {
-                Ok(()) => Ok(Decision::Granted(state.clone())),
-                Err(why) => Err(approval::denied(&why)),
-            };
+        if done.events.contains(&CallEvent::ApprovalRenewed) && env.agent_hint.is_none() {
+            env.agent_hint = Some(
+                "The Editor reloaded after the approval; the unchanged operation was approved \
+                 again and ran once."
+                    .into(),
+            );
         }
-        let pre = client
-            .preflight(
-                &call_policy.tool,
-                call_policy.action.as_deref(),
-                arguments,
-                operation_id,
-            )
-            .await
-            .map_err(|e| connector_error(&e))?;
-        self.issued.remember(&pre.token, pre.expires_at_ms);
-        match approver {
-            Approver::Token => Err(approval::required(&pre, None)),
-            Approver::Mrtr { .. } => Ok(Decision::Pending(approval::input_required(&pre))),
-            Approver::Elicit(peer) => approval::elicit(&peer, &pre).await,
-        }
+        self.shape(env, safety, &label, &done.project_id).await
     }
 
     /// A task's state as an answer: a finished job's result goes through result shaping like
@@ -649,22 +381,25 @@ impl EditorLink {
                 }],
             )
         })?;
-        let project = match self.view_for_reading().await {
+        let project = match self.session.view_for_reading().await {
             Ok(v) => v.catalog().project_id.clone(),
             Err(_) => id.project_id.clone(),
         };
         if id.project_id != project {
             return Err(task_envelope(&id, &TaskState::NotFound));
         }
-        let status = self.home().status_dir();
-        let state = wait_with_progress(&status, &id, TASK_POLL_WAIT.min(self.timeout), progress)
+        let status = self.session.home().status_dir();
+        let state = wait_with_progress(&status, &id, TASK_POLL_WAIT.min(self.timeout()), progress)
             .await
             .map_err(|e| {
-                unavailable(
-                    "TASK_RESULT_UNREADABLE",
-                    "result_unreadable",
-                    e,
-                    json!({"task_id": raw}),
+                refusal(
+                    CallError::unavailable(
+                        "TASK_RESULT_UNREADABLE",
+                        "result_unreadable",
+                        e,
+                        json!({"task_id": raw}),
+                    ),
+                    false,
                 )
             })?;
         // A finished job's safety is not known here; treat it as a change, never as read-only.
@@ -682,7 +417,7 @@ impl EditorLink {
     /// `tasks/get`: the job's state from its files; a finished job carries its shaped result.
     pub async fn get_task(&self, raw: &str) -> Result<DetailedTask, ErrorData> {
         let id = self.task_of(raw).await?;
-        let status = self.home().status_dir();
+        let status = self.session.home().status_dir();
         let state = tasks::read_state(&status, &id)
             .map_err(|e| ErrorData::internal_error(format!("task result unreadable: {e}"), None))?;
         match &state {
@@ -718,7 +453,7 @@ impl EditorLink {
     /// cancelled safely; a finished job needs nothing.
     pub async fn cancel_task(&self, raw: &str) -> Result<(), ErrorData> {
         let id = self.task_of(raw).await?;
-        let status = self.home().status_dir();
+        let status = self.session.home().status_dir();
         match tasks::read_state(&status, &id) {
             Ok(TaskState::Completed { .. }) => return Ok(()),
             Ok(TaskState::NotFound) => return Err(task_not_found(raw)),
@@ -731,33 +466,58 @@ impl EditorLink {
                 Some(json!({"taskId": raw, "cancellable": false})),
             ));
         }
-        let (client, view) = self
-            .ready_for_call(0)
-            .await
-            .map_err(|e| ErrorData::internal_error(e.message, e.data))?;
-        let mut params = Map::new();
-        params.insert("action".into(), json!("cancel"));
-        let options = CallOptions {
-            catalog_hash: Some(view.snapshot.catalog_hash().to_string()),
-            idempotent: true,
+        // The cancel is a call like any other: the same pipeline, the same rules.
+        let mut arguments = Map::new();
+        arguments.insert("action".into(), json!("cancel"));
+        let request = CallRequest {
+            tool: "run_tests".into(),
+            arguments,
+            operation_id: None,
+            approval_token: None,
             client_kind: ClientKind::Mcp,
-            ..Default::default()
         };
-        let reply = client
-            .command("run_tests", &params, options)
+        let scope = AnyTool {
+            allow_arbitrary_code: false,
+            pointer_prefix: "",
+        };
+        let quiet = |_: AliveEvent<'_>| {};
+        let outcome = self
+            .session
+            .call(request, &scope, &AgentApprover::Token, &quiet)
             .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), Some(e.data())))?;
-        if reply.envelope.success {
-            Ok(())
-        } else {
-            Err(ErrorData::internal_error(
+            .map_err(|e| ErrorData::internal_error(e.message, Some(e.data)))?;
+        let CallOutcome::Answered(done) = outcome else {
+            return Err(ErrorData::invalid_request(
+                "cancelling this test run needs the user's approval; cancel it in the Unity Test \
+                 Runner window",
+                Some(json!({"taskId": raw})),
+            ));
+        };
+        let env = &done.envelope;
+        if !env.success {
+            return Err(ErrorData::internal_error(
                 format!(
                     "the Editor refused to cancel the test run: {}",
-                    reply.envelope.message.unwrap_or_default()
+                    env.message.clone().unwrap_or_default()
                 ),
-                reply.envelope.code.map(|c| json!({"code": c})),
-            ))
+                env.code.clone().map(|c| json!({"code": c})),
+            ));
         }
+        // The Connector cancels only a run it is executing now; it says so in `was_running`.
+        let was_running = env
+            .data
+            .as_ref()
+            .and_then(|d| d.get("was_running"))
+            .and_then(Value::as_bool);
+        if was_running == Some(false) {
+            return Err(ErrorData::invalid_request(
+                "the Editor reports no test run in progress to cancel (the run may have finished, \
+                 or it runs in an Editor instance this server does not follow); nothing was \
+                 cancelled",
+                Some(json!({"taskId": raw, "cancelled": false})),
+            ));
+        }
+        Ok(())
     }
 
     /// Decodes a task id and checks it belongs to this project.
@@ -768,7 +528,7 @@ impl EditorLink {
                 Some(json!({"taskId": raw})),
             )
         })?;
-        if let Ok(v) = self.view_for_reading().await
+        if let Ok(v) = self.session.view_for_reading().await
             && v.catalog().project_id != id.project_id
         {
             return Err(task_not_found(raw));
@@ -776,11 +536,4 @@ impl EditorLink {
         Ok(id)
     }
 
-    /// Fetches the catalog again even if the domain epoch did not change (the Connector said our
-    /// catalog hash is stale), bypassing the epoch-keyed cache lookup.
-    async fn force_refresh(&self, client: &ConnectorClient) {
-        if let Err(e) = self.reload_catalog(client).await {
-            tracing::warn!("catalog reload after CATALOG_STALE failed: {e}");
-        }
-    }
 }

@@ -3,7 +3,7 @@
 //! They never contact the Editor, so they work from the cached catalog while it is down.
 
 use super::args::{DescribeArgs, SearchArgs};
-use super::catalog_view::{CatalogView, Origin};
+use crate::session::{CatalogView, Origin};
 use super::envelope::Envelope;
 use crate::catalog::profiles::{SUPPORTED_PROFILES, is_supported_profile};
 use crate::search::{CompactSafety, SearchFilter, callable_without_action};

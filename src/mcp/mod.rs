@@ -11,10 +11,11 @@
 //! - `tools`, `envelope`: the compact tool definitions and the one result shape.
 //! - `native`: native tool definitions from catalog entries (schemas, annotations, refusals).
 //! - `surface`: the published list: its lifecycle, paging and `tools/list_changed`.
-//! - `args`, `schema_check`: strict decoding and JSON-Schema validation with pointers.
+//! - `args`: strict decoding of the compact tools' arguments.
 //! - `compact`: tool_search and tool_describe over a catalog view.
-//! - `link`: the lazily connected Editor: cached/live catalog, heartbeat watch, which project
-//!   (following it, or moving to the open one when nothing pins it), tool_call.
+//! - `call`: `tool_call` and native calls through the session's pipeline, worded for an agent;
+//!   tasks, progress and result shaping.
+//! - `approval`: the agent's [`crate::session::Approver`]: form, `input_required` or token.
 //!
 //! # Why these choices
 //! The server must start, list its tools and answer search/describe with no Editor running
@@ -27,13 +28,10 @@
 mod approval;
 mod args;
 mod call;
-mod catalog_view;
 mod compact;
 mod envelope;
 mod exposure;
-mod link;
 mod native;
-mod schema_check;
 mod server;
 mod surface;
 mod task_ext;
@@ -45,6 +43,7 @@ pub use exposure::{DEFAULT_PROFILE, Exposure};
 pub use surface::DEFAULT_PAGE_SIZE;
 pub use tools::{APPROVAL_META_KEY, INSTRUCTIONS, NATIVE_INSTRUCTIONS, TASK_POLL_NAME};
 
+use crate::session::{Session, SessionOptions};
 use rmcp::ServiceExt;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -69,8 +68,9 @@ pub struct McpOptions {
     pub allow_arbitrary_code: bool,
 }
 
-/// Default per-request timeout, as the Go client's.
-pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+/// The longest a call waits for a busy Editor before answering a retryable refusal: under the
+/// 30 s after which some clients give up on a request.
+const AGENT_READY_WAIT: Duration = Duration::from_secs(20);
 
 /// How long in-flight handlers get after stdin closes before the process exits anyway. Clients
 /// that close stdin kill the process tree 5 s later; we must be gone well before.
@@ -130,7 +130,9 @@ pub fn run(opts: McpOptions) -> ExitCode {
         Ok(n) => n,
         Err(e) => return refuse(&e),
     };
-    let timeout_ms = opts.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    let timeout_ms = opts
+        .timeout_ms
+        .unwrap_or(crate::connector::DEFAULT_TIMEOUT.as_millis() as u64);
     if timeout_ms == 0 {
         return refuse(
             "the MCP timeout must be greater than zero (--timeout / HERA_AGENT_TIMEOUT_MS)",
@@ -155,14 +157,24 @@ pub fn run(opts: McpOptions) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return refuse(&format!("cannot start the async runtime: {e}")),
     };
-    let link_opts = link::LinkOptions {
+    let timeout = Duration::from_millis(timeout_ms);
+    let session_opts = SessionOptions {
         project: opts.project.clone(),
         port: opts.port,
-        timeout: Duration::from_millis(timeout_ms),
+        timeout,
+        // An agent's client times a request out after about 30 s: a longer wait for a busy
+        // Editor would end in the client's timeout instead of our retryable answer.
+        ready_wait: timeout.min(AGENT_READY_WAIT),
+        appear_wait: Duration::ZERO,
+    };
+    let code = runtime.block_on(serve(
+        session_opts,
         inline_cap,
         store,
-    };
-    let code = runtime.block_on(serve(link_opts, exposure, allow_arbitrary_code, page_size));
+        exposure,
+        allow_arbitrary_code,
+        page_size,
+    ));
     // Whatever is still running (a handler waiting on the Editor, the heartbeat watch, the
     // stdin reader thread) must not keep the process alive.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -202,17 +214,25 @@ fn page_size_from_env() -> Result<usize, String> {
 }
 
 async fn serve(
-    link_opts: link::LinkOptions,
+    session_opts: SessionOptions,
+    inline_cap: crate::results::InlineCap,
+    store: crate::results::StoreConfig,
     exposure: Exposure,
     allow_arbitrary_code: bool,
     page_size: usize,
 ) -> ExitCode {
-    let link = Arc::new(link::EditorLink::new(link_opts));
-    let watch = link.clone().start_watch();
+    let session = Arc::new(Session::new(session_opts));
+    let calls = Arc::new(call::AgentCalls {
+        results: Arc::new(crate::results::ResultStore::new(session.home().base(), store)),
+        session: session.clone(),
+        cap: inline_cap,
+        allow_arbitrary_code,
+    });
+    let watch = session.clone().start_watch();
     let native = exposure.is_native();
     let surface = surface::ToolSurface::new(exposure, allow_arbitrary_code, page_size);
-    let follow = native.then(|| surface.clone().follow(link.clone()));
-    let server = server::HeraServer::new(link, surface, allow_arbitrary_code);
+    let follow = native.then(|| surface.clone().follow(session.clone()));
+    let server = server::HeraServer::new(calls, surface);
     let eof = Arc::new(tokio::sync::Notify::new());
     let (stdin, stdout) = rmcp::transport::stdio();
     let transport = transport::LineTransport::new(stdin, stdout, eof.clone());

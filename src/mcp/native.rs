@@ -21,10 +21,11 @@
 //! with `--allow-arbitrary-code` (by their safety, not by the profile's name). Legacy tools
 //! never: their contract is unknown.
 
-use super::catalog_view::CatalogView;
 use super::envelope::{Envelope, output_schema};
-use super::link::unavailable;
 use crate::catalog::CatalogSnapshot;
+use crate::session::{
+    CallError, CatalogView, Controls as CallControls, Fault, ToolScope, arbitrary_code_refused, invalid_arguments,
+};
 use hera_connector_contract::catalog::{Catalog, RiskClass, Safety, ToolEntry};
 use hera_connector_contract::wire::FEATURE_OPERATION_LEDGER;
 use rmcp::model::Tool;
@@ -356,8 +357,8 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    pub fn envelope(&self) -> Envelope {
-        Envelope::error(self.code, self.message.clone()).with_data(self.data.clone())
+    fn call_error(&self) -> CallError {
+        CallError::input(self.code, self.message.clone()).with_data(self.data.clone())
     }
 }
 
@@ -415,18 +416,19 @@ pub fn refusal(
 pub fn take_controls(
     tool: &ToolEntry,
     arguments: &mut Map<String, Value>,
-) -> Result<(Option<String>, Option<String>), Envelope> {
+) -> Result<CallControls, CallError> {
     let c = controls(tool);
-    let mut take = |on: bool, key: &str| -> Result<Option<String>, Envelope> {
+    let mut take = |on: bool, key: &str| -> Result<Option<String>, CallError> {
         if !on {
             return Ok(None);
         }
         match arguments.remove(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if !s.is_empty() => Ok(Some(s)),
-            Some(_) => Err(super::args::invalid(
+            Some(_) => Err(invalid_arguments(
                 &tool.name,
-                &[super::schema_check::Fault {
+                &tool.name,
+                &[Fault {
                     pointer: format!("/{key}"),
                     message: format!("{key} must be a non-empty string"),
                     expected: Some(json!("string")),
@@ -434,15 +436,22 @@ pub fn take_controls(
             )),
         }
     };
-    let token = take(c.approval_token, APPROVAL_TOKEN_ARG)?;
-    let op = take(c.operation_id, OPERATION_ID_ARG)?;
-    Ok((op, token))
+    let approval_token = take(c.approval_token, APPROVAL_TOKEN_ARG)?;
+    let operation_id = take(c.operation_id, OPERATION_ID_ARG)?;
+    Ok(CallControls {
+        operation_id,
+        approval_token,
+    })
 }
 
 /// The retryable answer to a native call made while the catalog is being replaced: the Editor
 /// is not contacted; once the new list is out (tools/list_changed) the call can be repeated.
 pub fn catalog_stale(tool: &str, why: &str) -> Envelope {
-    let mut e = unavailable(
+    super::call::refusal(stale(tool, why), true)
+}
+
+fn stale(tool: &str, why: &str) -> CallError {
+    let mut e = CallError::unavailable(
         "CATALOG_STALE",
         "catalog_refresh",
         format!(
@@ -450,9 +459,7 @@ pub fn catalog_stale(tool: &str, why: &str) -> Envelope {
         ),
         json!({"tool": tool}),
     );
-    if let Some(d) = e.data.as_mut() {
-        d["retry_after_ms"] = json!(1000);
-    }
+    e.data["retry_after_ms"] = json!(1000);
     e
 }
 
@@ -472,10 +479,10 @@ impl NativeCall {
         view: &'a CatalogView,
         name: &str,
         allow_arbitrary_code: bool,
-    ) -> Result<&'a ToolEntry, Envelope> {
+    ) -> Result<&'a ToolEntry, CallError> {
         let profile = self.profile.as_str();
         if let Some(r) = refusal(&view.snapshot, profile, allow_arbitrary_code) {
-            return Err(r.envelope());
+            return Err(r.call_error());
         }
         let catalog = view.catalog();
         let served = || -> Vec<String> {
@@ -488,29 +495,22 @@ impl NativeCall {
             let names = served();
             let close =
                 crate::catalog::suggest::close_names(name, names.iter().map(String::as_str));
-            return Err(Envelope::error(
+            let mut e = CallError::input(
                 "TOOL_NOT_FOUND",
                 format!(
                     "tool {name:?} is no longer in the Unity Editor's tool catalog (removed or \
                      renamed); read tools/list again"
                 ),
             )
-            .with_suggestions(close.clone())
-            .with_data(json!({"tool": name, "profile": profile, "did_you_mean": close})));
+            .with_data(json!({"tool": name, "profile": profile, "did_you_mean": close}));
+            e.suggestions = close;
+            return Err(e);
         };
         if !visible(tool, profile, allow_arbitrary_code) {
             if tool.profiles.iter().any(|p| p == profile) && tool.is_arbitrary_code() {
-                return Err(Envelope::error(
-                    "ARBITRARY_CODE_PERMISSION_REQUIRED",
-                    format!(
-                        "tool {name:?} runs arbitrary code in the Editor and is disabled; the \
-                         user must restart the server with --allow-arbitrary-code (or \
-                         HERA_MCP_ALLOW_ARBITRARY_CODE=1) to use it"
-                    ),
-                )
-                .with_data(json!({"tool": name})));
+                return Err(arbitrary_code_refused(name));
             }
-            return Err(Envelope::error(
+            return Err(CallError::input(
                 "TOOL_NOT_FOUND",
                 format!(
                     "tool {name:?} is not in profile {profile:?} (its profiles: {}); read \
@@ -529,12 +529,31 @@ impl NativeCall {
             && let Some(old) = before.catalog().tools.iter().find(|t| t.name == name)
             && definition_json(old) != definition_json(tool)
         {
-            return Err(catalog_stale(
+            return Err(stale(
                 name,
                 "the tool's contract changed in the Editor's new catalog",
             ));
         }
         Ok(tool)
+    }
+}
+
+/// The tools a native call may name: its profile's, as its client's list showed them.
+pub struct NativeScope {
+    pub call: NativeCall,
+    pub allow_arbitrary_code: bool,
+}
+
+impl ToolScope for NativeScope {
+    fn admit<'v>(&self, view: &'v CatalogView, name: &str) -> Result<&'v ToolEntry, CallError> {
+        self.call.resolve(view, name, self.allow_arbitrary_code)
+    }
+    fn take_controls(
+        &self,
+        tool: &ToolEntry,
+        arguments: &mut Map<String, Value>,
+    ) -> Result<CallControls, CallError> {
+        take_controls(tool, arguments)
     }
 }
 

@@ -1,19 +1,19 @@
 //! The rmcp handler: identity, capabilities, the tool list (see `surface`), dispatch of the
 //! compact tools or of native tools, and correct JSON-RPC errors for everything else.
 
-use super::approval::Approver;
+use super::approval::AgentApprover;
 use super::args::{self, CallArgs};
-use super::call::{CallContext, Progress};
+use super::call::{AgentCalls, CallContext, Progress, refusal};
 use super::compact;
 use super::envelope::Answer;
-use super::link::EditorLink;
 use super::native::{self, NativeCall};
 use super::surface::ToolSurface;
 use super::tools::{
     APPROVAL_META_KEY, INSTRUCTIONS, NATIVE_INSTRUCTIONS, TASK_POLL_NAME, TOOL_CALL, TOOL_DESCRIBE,
     TOOL_SEARCH,
 };
-use crate::results::{JSON_MIME, StoreError, URI_TEMPLATE};
+use crate::results::{JSON_MIME, ProjectKey, StoreError, URI_TEMPLATE};
+use crate::session::Session;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
@@ -48,21 +48,19 @@ const KNOWN_METHODS: [&str; 12] = [
 
 #[derive(Clone)]
 pub struct HeraServer {
-    link: Arc<EditorLink>,
+    session: Arc<Session>,
+    calls: Arc<AgentCalls>,
     surface: Arc<ToolSurface>,
     allow_arbitrary_code: bool,
 }
 
 impl HeraServer {
-    pub fn new(
-        link: Arc<EditorLink>,
-        surface: Arc<ToolSurface>,
-        allow_arbitrary_code: bool,
-    ) -> Self {
+    pub fn new(calls: Arc<AgentCalls>, surface: Arc<ToolSurface>) -> Self {
         HeraServer {
-            link,
+            session: calls.session.clone(),
+            allow_arbitrary_code: calls.allow_arbitrary_code,
+            calls,
             surface,
-            allow_arbitrary_code,
         }
     }
 
@@ -92,7 +90,7 @@ impl HeraServer {
         };
         // A cancelled request gets no response (rmcp drops it); stop working on it too.
         tokio::select! {
-            env = self.link.call(a, self.allow_arbitrary_code, cx) => Ok(env),
+            env = self.calls.call(a, cx) => Ok(env),
             _ = ctx.ct.cancelled() => Err(ErrorData::internal_error("request cancelled", None)),
         }
     }
@@ -105,7 +103,7 @@ impl HeraServer {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Answer, ErrorData> {
         let arguments = request.arguments.clone().unwrap_or_default();
-        let view = self.link.current_view();
+        let view = self.session.current_view();
         let known = |n: &str| {
             self.surface.was_published(n)
                 || view
@@ -128,7 +126,7 @@ impl HeraServer {
                 None,
             ));
         }
-        if self.link.refreshing() {
+        if self.session.refreshing() {
             return Ok(native::catalog_stale(
                 &name,
                 "the Unity Editor's tool catalog is being reloaded",
@@ -154,7 +152,7 @@ impl HeraServer {
     /// any hint the result has). Task and input-required answers have no hint: the switch waits
     /// for the next result.
     fn tell_switch(&self, answer: Answer) -> Answer {
-        let Some(switch) = self.link.take_switch() else {
+        let Some(switch) = self.session.take_switch() else {
             return answer;
         };
         let join = |hint: Option<&str>| match hint {
@@ -173,12 +171,12 @@ impl HeraServer {
                     Answer::FromEditor(shaped)
                 }
                 None => {
-                    self.link.restore_switch(switch);
+                    self.session.restore_switch(switch);
                     Answer::FromEditor(shaped)
                 }
             },
             other => {
-                self.link.restore_switch(switch);
+                self.session.restore_switch(switch);
                 other
             }
         }
@@ -217,24 +215,24 @@ fn canonical_tool_name(name: &str) -> Option<&'static str> {
 
 /// How this request can ask the user for approval: the client's form (elicitation) when it
 /// declared one, as MRTR on 2026-07-28 and mid-call before; otherwise the token round trip.
-fn approver_for(ctx: &RequestContext<RoleServer>, request: &CallToolRequestParams) -> Approver {
+fn approver_for(ctx: &RequestContext<RoleServer>, request: &CallToolRequestParams) -> AgentApprover {
     let form = ctx
         .client_capabilities()
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
     if !form {
-        return Approver::Token;
+        return AgentApprover::Token;
     }
     let modern = ctx
         .protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
     if modern {
-        Approver::Mrtr {
+        AgentApprover::Mrtr {
             responses: request.input_responses.clone(),
             state: request.request_state.clone(),
         }
     } else {
-        Approver::Elicit(ctx.peer.clone())
+        AgentApprover::Elicit(ctx.peer.clone())
     }
 }
 
@@ -300,8 +298,8 @@ impl ServerHandler for HeraServer {
             // none (an empty list at once; list_changed follows when the Editor appears). The
             // newest published view wins, so the client never gets a list older than the one
             // a concurrent refresh has just announced.
-            let read = self.link.view_for_reading().await.ok();
-            self.link.current_view().or(read)
+            let read = self.session.view_for_reading().await.ok();
+            self.session.current_view().or(read)
         } else {
             None
         };
@@ -338,16 +336,16 @@ impl ServerHandler for HeraServer {
         let envelope: Answer = match tool {
             TOOL_SEARCH => match args::search(&request.arguments) {
                 Err(e) => e.into(),
-                Ok(a) => match self.link.view_for_reading().await {
+                Ok(a) => match self.session.view_for_reading().await {
                     Ok(view) => compact::search(&view, &a, self.allow_arbitrary_code).into(),
-                    Err(e) => e.into(),
+                    Err(e) => refusal(e, false).into(),
                 },
             },
             TOOL_DESCRIBE => match args::describe(&request.arguments) {
                 Err(e) => e.into(),
-                Ok(a) => match self.link.view_for_reading().await {
+                Ok(a) => match self.session.view_for_reading().await {
                     Ok(view) => compact::describe(&view, &a, self.allow_arbitrary_code).into(),
-                    Err(e) => e.into(),
+                    Err(e) => refusal(e, false).into(),
                 },
             },
             _ => match args::call(&request.arguments) {
@@ -364,12 +362,16 @@ impl ServerHandler for HeraServer {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let Some(project) = self.link.result_project() else {
+        let Some(project) = self
+            .session
+            .project_id()
+            .and_then(|id| ProjectKey::from_project_id(&id).ok())
+        else {
             return Ok(ListResourcesResult::with_all_items(Vec::new()));
         };
         let listed = self
-            .link
-            .result_store()
+            .calls
+            .results
             .list(&project)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         let resources = listed
@@ -407,9 +409,9 @@ impl ServerHandler for HeraServer {
         request: ReadResourceRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let link = self.link.clone();
+        let results = self.calls.results.clone();
         let uri = request.uri.clone();
-        let read = tokio::task::spawn_blocking(move || link.result_store().read(&uri, None))
+        let read = tokio::task::spawn_blocking(move || results.read(&uri, None))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match read {
@@ -432,7 +434,7 @@ impl ServerHandler for HeraServer {
         request: GetTaskParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.link
+        self.calls
             .get_task(&request.task_id)
             .await
             .map(GetTaskResult::new)
@@ -443,7 +445,7 @@ impl ServerHandler for HeraServer {
         request: CancelTaskParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.link.cancel_task(&request.task_id).await
+        self.calls.cancel_task(&request.task_id).await
     }
 
     async fn update_task(

@@ -23,9 +23,8 @@
 //! same cursor always yields the same page, and a cursor of a list that has since changed is
 //! refused (-32602) instead of silently skipping or repeating tools.
 
-use super::catalog_view::CatalogView;
 use super::exposure::Exposure;
-use super::link::EditorLink;
+use crate::session::{CatalogView, Session};
 use super::native::{self, Refusal};
 use super::tools::compact_tools;
 use hera_connector_contract::canonical::sha256_prefixed;
@@ -245,11 +244,11 @@ impl ToolSurface {
         }
     }
 
-    /// Follows every publish of the link's catalog view for the life of the server (the loop
-    /// ends when the link is dropped) and announces list changes.
-    pub fn follow(self: Arc<Self>, link: Arc<EditorLink>) -> tokio::task::JoinHandle<()> {
-        let mut views = link.subscribe_views();
-        drop(link);
+    /// Follows every publish of the session's catalog view for the life of the server (the
+    /// loop ends when the session is dropped) and announces list changes.
+    pub fn follow(self: Arc<Self>, session: Arc<Session>) -> tokio::task::JoinHandle<()> {
+        let mut views = session.subscribe_views();
+        drop(session);
         tokio::spawn(async move {
             while views.changed().await.is_ok() {
                 let view = views.borrow_and_update().clone();

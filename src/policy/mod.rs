@@ -123,17 +123,25 @@ pub fn resolve_call(
         },
         None => None,
     };
-    let safety =
-        resolve_safety(entry, action.as_deref(), params).map_err(|e| PolicyError::Resolution {
-            tool: entry.name.clone(),
-            reason: e.to_string(),
-        })?;
+    resolve_entry(entry, action.as_deref(), params)
+}
+
+/// The policy facts of a call to `entry` whose action (canonical name) is already known.
+pub fn resolve_entry(
+    entry: &ToolEntry,
+    action: Option<&str>,
+    params: &Map<String, Value>,
+) -> Result<CallPolicy, PolicyError> {
+    let safety = resolve_safety(entry, action, params).map_err(|e| PolicyError::Resolution {
+        tool: entry.name.clone(),
+        reason: e.to_string(),
+    })?;
     Ok(CallPolicy {
         tool: entry.name.clone(),
         arbitrary_code: safety.risk_class == RiskClass::ArbitraryCode,
         tool_runs_arbitrary_code: entry.is_arbitrary_code(),
         legacy: entry.is_legacy(),
-        action,
+        action: action.map(str::to_string),
         safety,
     })
 }

@@ -1,10 +1,18 @@
-//! The lazily connected Editor: which Editor we talk to, the catalog we answer from, and the
-//! heartbeat watch that refreshes it.
+//! The followed Editor and the catalog view: which Editor we talk to, the catalog we answer
+//! from, the one readiness rule, and the heartbeat watch that keeps the view current.
 //!
-//! Nothing here runs at startup except the watch, which only reads heartbeat files. The first
-//! tool that needs the Editor finds it; until then (and whenever it is down or reloading) search
-//! and describe use the last verified catalog from the on-disk cache, and `tool_call` answers a
-//! structured, retryable error that says why (not running, reloading, compiling, busy).
+//! Nothing here runs at startup except the watch (when a front-end starts one), which only reads
+//! heartbeat files. The first call that needs the Editor finds it; until then (and whenever it is
+//! down or reloading) reads of the catalog use the last verified one from the on-disk cache, and
+//! a call answers a structured, retryable error that says why (not running, reloading,
+//! compiling, busy).
+//!
+//! # Readiness
+//! One rule for every caller: an Editor takes a call when its heartbeat has a port and either
+//! an alive state (`ready`, `playing`, `paused`) or a timestamp under a second old, whatever the
+//! state says (a compiling Editor whose main loop runs still answers). Otherwise the call waits
+//! for a *newer* heartbeat of the same project, bounded by [`SessionOptions::ready_wait`]; the
+//! front-ends choose only that bound (see ARCHITECTURE.md, "Person and agent").
 //!
 //! # Which project
 //! The first Editor found by the selection rules (port, project, working directory, newest) is
@@ -22,33 +30,38 @@
 //! client and catalog it started with), and a call that waits for a busy Editor never moves to
 //! another project halfway.
 
-use super::catalog_view::{CatalogView, Origin};
-use super::envelope::Envelope;
+use super::approval::IssuedApprovals;
+use super::error::CallError;
+use super::view::{CatalogView, Origin};
 use crate::catalog::{self, CatalogCache, CatalogSnapshot};
 use crate::connector::{ConnectorClient, ConnectorError};
-use crate::discovery::{self, AgentHome, DiscoveryError, Instance, Scan, Selector};
-use crate::results::{InlineCap, ProjectKey, ResultStore, StoreConfig};
-use serde_json::{Value, json};
+use crate::discovery::{
+    self, AgentHome, AliveEvent, DiscoveryError, Instance, Scan, Selector, now_ms,
+};
+use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often the watch re-reads the heartbeat.
 pub const WATCH_INTERVAL: Duration = Duration::from_secs(1);
-/// The longest a call waits for a reloading/compiling Editor before answering "retry later".
-pub const SETTLE_WAIT: Duration = Duration::from_secs(5);
-const SETTLE_POLL: Duration = Duration::from_millis(250);
-/// The longest search/describe wait for a fresh catalog before answering from the cache.
+/// The longest a read of the catalog waits for a fresh one before answering from the cache.
 pub const READ_REFRESH_WAIT: Duration = Duration::from_secs(5);
+/// Pause between scans while waiting for an Editor to appear at all.
+const APPEAR_POLL: Duration = Duration::from_millis(500);
 
-pub struct LinkOptions {
+/// How a session finds and waits for its Editor.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
     pub project: Option<String>,
     pub port: Option<u16>,
+    /// Per request to the Editor, resends after a reload included.
     pub timeout: Duration,
-    /// `HERA_MCP_MAX_INLINE_BYTES`: larger Editor results are spilled to the result cache.
-    pub inline_cap: InlineCap,
-    /// Retention and size of the result cache.
-    pub store: StoreConfig,
+    /// The longest a call waits for a busy Editor (the readiness rule), counted from the call.
+    pub ready_wait: Duration,
+    /// The longest a call waits for an Editor to appear when none is running yet (0: answer
+    /// at once).
+    pub appear_wait: Duration,
 }
 
 /// Decrements the load counter when dropped.
@@ -74,15 +87,15 @@ enum Presence {
     /// An active heartbeat (possibly not listening, reloading, compiling…).
     Present(Box<Instance>),
     /// No usable Editor; the envelope says why and what to do.
-    Absent(Box<Envelope>),
+    Absent(Box<CallError>),
 }
 
 impl Presence {
-    fn absent(e: Envelope) -> Presence {
+    fn absent(e: CallError) -> Presence {
         Presence::Absent(Box::new(e))
     }
     fn undiscovered(d: DiscoveryError) -> Presence {
-        Presence::absent(connector_error(&ConnectorError::Discovery(d)))
+        Presence::absent(CallError::from(ConnectorError::Discovery(d)))
     }
 }
 
@@ -155,7 +168,7 @@ fn running_projects(scan: Option<&Scan>) -> Vec<String> {
 }
 
 /// The followed project's Editor is gone and a pin keeps us on it.
-fn pinned_not_running(followed: &Instance, pin: &Pin, scan: Option<&Scan>) -> Envelope {
+fn pinned_not_running(followed: &Instance, pin: &Pin, scan: Option<&Scan>) -> CallError {
     let project = &followed.project_path;
     let running = running_projects(scan);
     let port_owner = scan.and_then(|s| {
@@ -183,11 +196,11 @@ fn pinned_not_running(followed: &Instance, pin: &Pin, scan: Option<&Scan>) -> En
         data["port"] = json!(followed.port());
         data["port_owner"] = json!(owner);
     }
-    unavailable("EDITOR_NOT_RUNNING", "not_running", message, data)
+    CallError::unavailable("EDITOR_NOT_RUNNING", "not_running", message, data)
 }
 
 /// The followed project's Editor is gone, nothing pins it, and no other Editor can be taken now.
-fn followed_not_running(followed: &Instance, scan: Option<&Scan>) -> Envelope {
+fn followed_not_running(followed: &Instance, scan: Option<&Scan>) -> CallError {
     let project = &followed.project_path;
     let running = running_projects(scan);
     let message = if running.is_empty() {
@@ -202,7 +215,7 @@ fn followed_not_running(followed: &Instance, scan: Option<&Scan>) -> Envelope {
             running.join(", ")
         )
     };
-    unavailable(
+    CallError::unavailable(
         "EDITOR_NOT_RUNNING",
         "not_running",
         message,
@@ -210,10 +223,10 @@ fn followed_not_running(followed: &Instance, scan: Option<&Scan>) -> Envelope {
     )
 }
 
-pub struct EditorLink {
+pub struct Session {
     home: AgentHome,
     selector: Selector,
-    pub(super) timeout: Duration,
+    timeout: Duration,
     cache: CatalogCache,
     /// Bound once an Editor was found; it then follows that project across ports and reloads.
     client: Mutex<Option<ConnectorClient>>,
@@ -225,39 +238,22 @@ pub struct EditorLink {
     /// Catalog loads under way (0 or 1). Not the lock's state: a waiter that has been handed
     /// the lock but not yet run would look like a fetch.
     loading: AtomicUsize,
-    /// Approval tokens obtained for the agent in this session (see `call::IssuedTokens`).
-    pub(super) issued: super::call::IssuedTokens,
-    /// Spilled results of this user (`hera-result://` resources).
-    pub(super) results: Arc<ResultStore>,
-    pub(super) cap: InlineCap,
-    /// Calls under way ([`EditorLink::in_call`]); the followed project changes only at zero.
+    /// Approvals this session obtained by preflight (renewed after a reload only while unchanged).
+    pub(super) issued: IssuedApprovals,
+    pub(super) ready_wait: Duration,
+    appear_wait: Duration,
+    /// Calls under way ([`Session::in_call`]); the followed project changes only at zero.
     calls: AtomicUsize,
     /// A project switch the agent has not been told about yet.
     switched: Mutex<Option<ProjectSwitch>>,
 }
 
-/// Editor states in which calls are accepted.
-fn callable_state(state: &str) -> bool {
-    matches!(state, "ready" | "playing" | "paused" | "")
-}
-
-/// A retryable "the Editor cannot take calls now" error, with the reason in `data`.
-pub fn unavailable(code: &str, reason: &str, message: String, mut data: Value) -> Envelope {
-    if !data.is_object() {
-        data = json!({});
-    }
-    data["retryable"] = json!(true);
-    data["reason"] = json!(reason);
-    data["retry_after_ms"] = json!(2000);
-    Envelope::error(code, message).with_data(data)
-}
-
-fn state_error(instance: &Instance) -> Envelope {
+fn state_error(instance: &Instance) -> CallError {
     let project = instance.project_path.clone();
     let state = instance.state().to_string();
     let data = json!({"project": project, "state": state, "port": instance.port()});
     match state.as_str() {
-        "reloading" => unavailable(
+        "reloading" => CallError::unavailable(
             "EDITOR_RELOADING",
             "reloading",
             format!(
@@ -265,13 +261,13 @@ fn state_error(instance: &Instance) -> Envelope {
             ),
             data,
         ),
-        "compiling" => unavailable(
+        "compiling" => CallError::unavailable(
             "EDITOR_COMPILING",
             "compiling",
             format!("the Unity Editor for {project} is compiling scripts; retry when it finishes"),
             data,
         ),
-        _ if !instance.is_listening() => unavailable(
+        _ if !instance.is_listening() => CallError::unavailable(
             "EDITOR_NOT_READY",
             "loading",
             format!(
@@ -279,7 +275,7 @@ fn state_error(instance: &Instance) -> Envelope {
             ),
             data,
         ),
-        other => unavailable(
+        other => CallError::unavailable(
             "EDITOR_BUSY",
             other,
             format!("the Unity Editor for {project} is busy ({other}); retry in a few seconds"),
@@ -288,51 +284,15 @@ fn state_error(instance: &Instance) -> Envelope {
     }
 }
 
-/// Turns a Connector failure into the envelope an agent sees: the Connector's own envelope when
-/// it sent one, a retryable error when the Editor is merely unavailable, the rest as errors.
-pub fn connector_error(e: &ConnectorError) -> Envelope {
-    if let ConnectorError::Rejected { envelope } = e {
-        return Envelope::from_connector(&envelope.raw, "request rejected");
+impl Session {
+    pub fn new(opts: SessionOptions) -> Session {
+        Session::with_home(AgentHome::from_env(), opts)
     }
-    let data = e.data();
-    if e.is_outcome_unknown() {
-        let op = data
-            .get("operation_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        return Envelope::error(e.code(), e.to_string())
-            .with_data(data)
-            .with_operation_id(op.clone())
-            .with_hint(format!(
-                "Do not change the call. Once the Editor is back, repeat the identical call with \
-                 operation_id {op:?}: the Editor's ledger replays the result if it ran, or \
-                 reports that it did not."
-            ));
-    }
-    if e.is_editor_unavailable() {
-        let reason = match e.code() {
-            "EDITOR_NOT_READY" => "loading",
-            "EDITOR_UNRESPONSIVE" => "unresponsive",
-            "EDITOR_RESTARTED" => "restarted",
-            _ => "not_running",
-        };
-        return unavailable(e.code(), reason, e.to_string(), data);
-    }
-    let env = Envelope::error(e.code(), e.to_string());
-    if data.is_null() {
-        env
-    } else {
-        env.with_data(data)
-    }
-}
 
-impl EditorLink {
-    pub fn new(opts: LinkOptions) -> EditorLink {
-        let home = AgentHome::from_env();
-        EditorLink {
-            results: Arc::new(ResultStore::new(home.base(), opts.store)),
-            cap: opts.inline_cap,
+    pub fn with_home(home: AgentHome, opts: SessionOptions) -> Session {
+        Session {
+            ready_wait: opts.ready_wait,
+            appear_wait: opts.appear_wait,
             cache: CatalogCache::new(&home),
             selector: Selector {
                 port: opts.port,
@@ -352,7 +312,7 @@ impl EditorLink {
     }
 
     /// Marks a call in flight until the guard drops: no project switch happens meanwhile
-    /// (except the call's own, before it is sent anywhere; see [`EditorLink::ready_for_call`]).
+    /// (except the call's own, before it is sent anywhere; see [`Session::ready_for_call`]).
     pub(super) fn in_call(&self) -> InCall<'_> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         InCall(&self.calls)
@@ -396,18 +356,16 @@ impl EditorLink {
         &self.home
     }
 
-    pub fn result_store(&self) -> &ResultStore {
-        &self.results
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
-    /// The cache key of the project whose results `resources/list` shows: the Editor we follow,
-    /// else the project of the catalog we answer from.
-    pub fn result_project(&self) -> Option<ProjectKey> {
-        let id = match self.client() {
-            Some(c) => c.project_id(),
-            None => self.current_view()?.catalog().project_id.clone(),
-        };
-        ProjectKey::from_project_id(&id).ok()
+    /// The project id of the Editor we follow, else of the catalog we answer from.
+    pub fn project_id(&self) -> Option<String> {
+        match self.client() {
+            Some(c) => Some(c.project_id()),
+            None => Some(self.current_view()?.catalog().project_id.clone()),
+        }
     }
 
     /// The view answers come from right now, without contacting anything.
@@ -513,7 +471,7 @@ impl EditorLink {
                 }
             }
             Err(e) => {
-                let mut env = connector_error(&ConnectorError::Discovery(e));
+                let mut env = CallError::from(ConnectorError::Discovery(e));
                 if let Some(fix) = self.selector_fix() {
                     env.message = format!("{}; {fix}", env.message.trim_end_matches('.'));
                 }
@@ -698,23 +656,23 @@ impl EditorLink {
 
     /// The catalog for search and describe: live when the Editor answers within a short wait,
     /// else the last cached one. Never blocks longer than [`READ_REFRESH_WAIT`].
-    pub async fn view_for_reading(&self) -> Result<Arc<CatalogView>, Envelope> {
+    pub async fn view_for_reading(&self) -> Result<Arc<CatalogView>, CallError> {
         let presence = self.observe(self.may_switch(0)).await;
         let instance = match &presence {
             Presence::Present(i) => Some(i.as_ref()),
             Presence::Absent(_) => None,
         };
         let mut failure = None;
-        if let Some(i) = instance.filter(|i| callable_state(i.state()) && i.is_listening()) {
+        if let Some(i) = instance.filter(|i| discovery::is_alive_now(i, now_ms())) {
             match tokio::time::timeout(READ_REFRESH_WAIT, self.refresh(i)).await {
                 Ok(Ok(v)) => return Ok(v),
                 Ok(Err(e)) => {
                     tracing::warn!("catalog refresh failed: {e}");
-                    failure = Some(connector_error(&e));
+                    failure = Some(CallError::from(&e));
                 }
                 Err(_) => {
                     tracing::warn!("catalog refresh is slow; answering from the cache");
-                    failure = Some(unavailable(
+                    failure = Some(CallError::unavailable(
                         "CATALOG_UNAVAILABLE",
                         "catalog_slow",
                         format!(
@@ -752,35 +710,62 @@ impl EditorLink {
         Err(e)
     }
 
-    /// An Editor ready for a call, with a catalog of its current domain. Waits up to
-    /// [`SETTLE_WAIT`] for a reloading or compiling Editor; a missing one is reported at once.
+    /// An Editor ready for a call (see "Readiness" in the module doc), with a catalog of its
+    /// current domain. When no Editor runs yet, waits up to the session's `appear_wait` for one.
     ///
-    /// `own_calls` is how many in-flight calls are the caller's own (1 inside `tool_call`):
-    /// only the first look may move to another project, and only when no other call is in
-    /// flight; a call that waits for a busy Editor stays with its project.
+    /// `own_calls` is how many in-flight calls are the caller's own (1 inside a call): only the
+    /// first look may move to another project, and only when no other call is in flight; a call
+    /// that waits for a busy Editor stays with its project.
     pub async fn ready_for_call(
         &self,
         own_calls: usize,
-    ) -> Result<(ConnectorClient, Arc<CatalogView>), Envelope> {
-        let deadline = Instant::now() + SETTLE_WAIT.min(self.timeout);
+        watch: &(dyn Fn(AliveEvent<'_>) + Send + Sync),
+    ) -> Result<(ConnectorClient, Arc<CatalogView>), CallError> {
+        let started = Instant::now();
+        let appear_until = started + self.appear_wait.min(self.timeout);
+        let ready_until = started + self.ready_wait;
         let mut may_switch = self.may_switch(own_calls);
-        let instance = loop {
+        let mut pause = APPEAR_POLL;
+        // Bounded: one scan per pause (>= 500 ms) until `appear_until`.
+        let seen = loop {
             let presence = self.observe(may_switch).await;
             may_switch = false;
             match presence {
-                Presence::Absent(e) => return Err(*e),
-                Presence::Present(i) if callable_state(i.state()) && i.is_listening() => break i,
-                Presence::Present(i) => {
-                    if Instant::now() >= deadline {
-                        return Err(state_error(&i));
+                Presence::Present(i) => break *i,
+                Presence::Absent(e) => {
+                    let now = Instant::now();
+                    if now >= appear_until || !e.retryable || self.client().is_some() {
+                        return Err(*e);
                     }
-                    tokio::time::sleep(SETTLE_POLL).await;
+                    tokio::time::sleep(pause.min(appear_until - now)).await;
+                    pause = (pause * 2).min(discovery::ALIVE_POLL_CAP);
+                }
+            }
+        };
+        let instance = if discovery::is_alive_now(&seen, now_ms()) {
+            seen
+        } else {
+            match discovery::wait_for_alive_observed(&self.home, &seen, ready_until, watch).await
+            {
+                Ok(fresh) => {
+                    if let Some(c) = self.client() {
+                        c.update_instance(fresh.clone());
+                    }
+                    fresh
+                }
+                Err(e) => {
+                    let mut err = CallError::from(ConnectorError::Discovery(e));
+                    // The state is the reason an agent can act on (reloading, compiling...).
+                    if let Some(state) = err.data.get("state").cloned() {
+                        err.data["reason"] = state;
+                    }
+                    return Err(err);
                 }
             }
         };
         let view = match self.refresh(&instance).await {
             Ok(v) => v,
-            Err(e) => return Err(connector_error(&e)),
+            Err(e) => return Err(CallError::from(&e)),
         };
         let client = self
             .client()
@@ -798,7 +783,7 @@ impl EditorLink {
                 let Presence::Present(i) = self.observe(self.may_switch(0)).await else {
                     continue;
                 };
-                if !(callable_state(i.state()) && i.is_listening()) {
+                if !discovery::is_alive_now(&i, now_ms()) {
                     continue;
                 }
                 let stale = self.current_view().is_none_or(|v| {

@@ -4,7 +4,7 @@
 //! A view is immutable once published: a refresh builds a new view and swaps the `Arc`, so a call
 //! in flight keeps the catalog (and catalog hash) it started with.
 
-use super::schema_check::ValidatorCache;
+use super::validate::ValidatorCache;
 use crate::catalog::CatalogSnapshot;
 use crate::search::SearchIndex;
 use hera_connector_contract::catalog::Catalog;

@@ -1,0 +1,472 @@
+//! The one call pipeline: every `call` from the terminal and every `tool_call` or native tool
+//! from an agent runs these steps, in this order, so a refused call never reaches the Editor:
+//!
+//! 1. the operation id, if the caller gave one, is well formed (before the Editor is looked for);
+//! 2. an Editor ready for calls and a catalog of its current domain (the readiness rule);
+//! 3. resolution, once: the tool (through the caller's [`ToolScope`]), the action, strict
+//!    validation, the resolved safety;
+//! 4. refusals that need no Editor round trip: a change chosen before an unannounced project
+//!    switch, a change on a Connector without a ledger (agents only, see [`Caller`]);
+//! 5. approval: a supplied token checked locally against the call, or preflight and the
+//!    [`Approver`]; an undecided approval ends the call here;
+//! 6. `/command`, with one operation id and one arguments hash for every send of this call;
+//! 7. the recoveries, each at most once: a token whose signing secret rotated in a reload
+//!    (renewed only while the summary is unchanged), an `APPROVAL_REQUIRED` the catalog did not
+//!    predict, `CATALOG_STALE` (reload the catalog; resend under the same id only if this call's
+//!    contract is unchanged, so a ledger replays instead of running twice). A reply that is not
+//!    an envelope is the connector's broken exchange: resent under the same id only when safe;
+//! 8. the answer, decoded once, with the long job it started, if any.
+
+use super::approval::{ApprovalAsk, Approver, Caller, Decision, same_summary};
+use super::editor::{ProjectSwitch, Session};
+use super::error::CallError;
+use super::resolve::{self, ToolScope, label};
+use crate::connector::{
+    CallOptions, ClientKind, ConnectorClient, ConnectorError, Envelope, Preflight,
+};
+use crate::discovery::{AliveEvent, now_ms};
+use crate::policy::{self, ApprovalBinding, ApprovalNeed, CallPolicy, EditorCapabilities};
+use crate::tasks;
+use hera_connector_contract::canonical::arguments_hash_of_value;
+use hera_connector_contract::operation::OperationId;
+use hera_connector_contract::task_id::DurableTaskId;
+use hera_connector_contract::wire::FEATURE_OPERATION_LEDGER;
+use serde_json::{Map, Value, json};
+
+/// One call as a front-end hands it over.
+pub struct CallRequest {
+    pub tool: String,
+    pub arguments: Map<String, Value>,
+    /// The caller's operation id, unparsed (a malformed one is refused before anything else).
+    pub operation_id: Option<String>,
+    pub approval_token: Option<String>,
+    pub client_kind: ClientKind,
+}
+
+/// Something the pipeline did on the way that the front-end may want to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallEvent {
+    /// The Editor reloaded after the approval; the unchanged operation was approved again and
+    /// sent under the same operation id.
+    ApprovalRenewed,
+    /// The Connector asked for approval although the catalog said none was needed.
+    ApprovalRequestedByEditor,
+    /// The catalog changed under the call (`CATALOG_STALE`); it was reloaded and the unchanged
+    /// call resent under the same operation id.
+    CatalogRefreshed,
+}
+
+/// What the Editor answered (success or its own failure envelope).
+pub struct EditorAnswer {
+    /// The reply, decoded once.
+    pub envelope: Envelope,
+    pub policy: CallPolicy,
+    /// The id every send of this call used.
+    pub operation_id: OperationId,
+    pub project_id: String,
+    /// A long job the reply started (test run, package job), or why it cannot be followed.
+    pub job: Option<Result<DurableTaskId, String>>,
+    pub events: Vec<CallEvent>,
+}
+
+impl EditorAnswer {
+    pub fn label(&self) -> String {
+        label(&self.policy)
+    }
+}
+
+pub enum CallOutcome<P> {
+    Answered(Box<EditorAnswer>),
+    /// Approval is needed and this call could not get it; nothing was sent.
+    ApprovalPending(P),
+}
+
+/// An approval obtained for one send.
+enum Approval<P> {
+    Granted { token: String, op: OperationId },
+    Pending(P),
+}
+
+/// A caller-supplied operation id, or `INVALID_OPERATION_ID`.
+pub fn parse_operation_id(raw: &str) -> Result<OperationId, CallError> {
+    OperationId::parse(raw).map_err(|e| {
+        CallError::input("INVALID_OPERATION_ID", e.to_string()).with_data(json!({
+            "message": e.to_string(),
+            "expected": "8-128 letters, digits, '_' or '-'"
+        }))
+    })
+}
+
+/// A change refused because the session moved to another project since the caller last heard.
+fn project_switched(switch: &ProjectSwitch, tool: &str) -> CallError {
+    CallError::input(
+        "PROJECT_SWITCHED",
+        format!(
+            "the Unity Editor for {} is no longer running and this server is now connected to {}; \
+             {tool} would change that project, so it was not sent. If the change is meant for {}, \
+             check the call against its catalog and repeat it",
+            switch.from, switch.to, switch.to
+        ),
+    )
+    .with_data(json!({
+        "retry_after_ms": 0,
+        "reason": "project_switched",
+        "project": switch.to,
+        "previous_project": switch.from,
+    }))
+    .retryable()
+}
+
+fn ledger_required(policy: &CallPolicy) -> CallError {
+    CallError::input(
+        "OPERATION_LEDGER_REQUIRED",
+        format!(
+            "{} changes the project but this Unity Connector keeps no operation ledger \
+             (operation_ledger_v1), so a reload mid-call could leave its outcome unknown; update \
+             the AgentConnector package",
+            policy.tool
+        ),
+    )
+    .with_data(json!({"tool": policy.tool, "feature": FEATURE_OPERATION_LEDGER}))
+}
+
+fn approval_unsupported(policy: &CallPolicy) -> CallError {
+    CallError::approval(
+        "APPROVAL_UNSUPPORTED",
+        format!(
+            "{} needs the user's approval but this Unity Connector does not support approvals \
+             (approval_v1); nothing was sent. Update the AgentConnector package",
+            label(policy)
+        ),
+    )
+}
+
+fn token_error(e: policy::TokenCheckError) -> CallError {
+    let mut err = CallError::approval(e.code(), e.to_string()).with_data(e.data());
+    err.suggestions = vec![e.suggestion().to_string()];
+    err
+}
+
+fn token_operation(claims_op: &str) -> Result<OperationId, CallError> {
+    OperationId::parse(claims_op).map_err(|e| {
+        CallError::approval(
+            "INVALID_APPROVAL_TOKEN",
+            format!("the approval token's operation id is invalid: {e}"),
+        )
+    })
+}
+
+fn preflight_error(e: ConnectorError) -> CallError {
+    let mut err = CallError::from(&e);
+    if matches!(e, ConnectorError::Rejected { .. }) {
+        err.message = format!("approval preflight rejected: {}", err.message);
+    }
+    err
+}
+
+/// The Editor could not verify a token because its signing secret rotated in a reload (not
+/// because the token is wrong for the call).
+fn signature_rotated(env: &Envelope) -> bool {
+    env.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
+        && env
+            .message
+            .as_deref()
+            .is_some_and(|m| m.to_ascii_lowercase().contains("signature"))
+}
+
+impl Session {
+    /// Runs one call through the pipeline (see the module doc).
+    pub async fn call<A: Approver>(
+        &self,
+        req: CallRequest,
+        scope: &dyn ToolScope,
+        approver: &A,
+        watch: &(dyn Fn(AliveEvent<'_>) + Send + Sync),
+    ) -> Result<CallOutcome<A::Pending>, CallError> {
+        let _in_call = self.in_call();
+        let mut requested_op = req
+            .operation_id
+            .as_deref()
+            .map(parse_operation_id)
+            .transpose()?;
+        let (client, mut view) = self.ready_for_call(1, watch).await?;
+        let mut arguments = req.arguments;
+        let resolved = resolve::resolve(&view, scope, &req.tool, &mut arguments)?;
+        if let Some(raw) = &resolved.controls.operation_id {
+            requested_op = Some(parse_operation_id(raw)?);
+        }
+        let supplied_token = resolved.controls.approval_token.clone().or(req.approval_token);
+        let policy = resolved.policy.clone();
+        let contract = resolved.contract();
+        drop(resolved);
+
+        if !policy.read_only()
+            && let Some(switch) = self.take_switch()
+        {
+            return Err(project_switched(&switch, &policy.tool));
+        }
+        let heartbeat = client.instance().heartbeat;
+        if approver.caller() == Caller::Agent && policy::mutation_without_ledger(&policy, &heartbeat)
+        {
+            return Err(ledger_required(&policy));
+        }
+
+        let arguments_hash = arguments_hash_of_value(&Value::Object(arguments.clone()));
+        let binding = ApprovalBinding {
+            tool: policy.tool.clone(),
+            action: policy.action.clone(),
+            arguments_hash: arguments_hash.clone(),
+            risk_class: policy.risk_class().as_str().to_string(),
+            project_id: view.catalog().project_id.clone(),
+            operation_id: requested_op.as_ref().map(|o| o.to_string()),
+        };
+        let mut op = requested_op.unwrap_or_else(OperationId::generate);
+        let mut token = None;
+        match policy::approval_need(&policy, &heartbeat) {
+            ApprovalNeed::NotRequired => {}
+            ApprovalNeed::Unsupported if policy.legacy => {
+                approver.consent_unsigned(&policy).await?;
+            }
+            ApprovalNeed::Unsupported => return Err(approval_unsupported(&policy)),
+            ApprovalNeed::Required => {
+                let step = self
+                    .approve(
+                        &client,
+                        &policy,
+                        &arguments,
+                        &binding,
+                        supplied_token,
+                        op.clone(),
+                        approver,
+                    )
+                    .await?;
+                match step {
+                    Approval::Granted { token: t, op: o } => {
+                        token = Some(t);
+                        op = o;
+                    }
+                    Approval::Pending(p) => return Ok(CallOutcome::ApprovalPending(p)),
+                }
+            }
+        }
+
+        let mut events = Vec::new();
+        // Each recovery runs at most once, so this loop sends at most four times.
+        let (mut renewed, mut reentered, mut refreshed) = (false, false, false);
+        loop {
+            let options = CallOptions {
+                operation_id: Some(op.clone()),
+                approval_token: token.clone(),
+                // A legacy catalog's hash is our own computation; the Connector never saw it.
+                catalog_hash: (!view.snapshot.is_legacy())
+                    .then(|| view.snapshot.catalog_hash().to_string()),
+                idempotent: policy.idempotent(),
+                client_kind: req.client_kind,
+                timeout: None,
+                arguments_hash: Some(arguments_hash.clone()),
+            };
+            let reply = match client.command(&policy.tool, &arguments, options).await {
+                Ok(r) => r,
+                Err(e) => return Err(e.into()),
+            };
+            let env = &reply.envelope;
+            if !renewed
+                && signature_rotated(env)
+                && let Some(t) = token.as_deref()
+                && approver.vouches_for(t, &self.issued)
+            {
+                renewed = true;
+                match self
+                    .renew(&client, &policy, &arguments, &binding, t, &op, approver)
+                    .await?
+                {
+                    Approval::Granted { token: t, .. } => {
+                        token = Some(t);
+                        events.push(CallEvent::ApprovalRenewed);
+                        continue;
+                    }
+                    Approval::Pending(p) => return Ok(CallOutcome::ApprovalPending(p)),
+                }
+            }
+            if !reentered
+                && token.is_none()
+                && env.code.as_deref() == Some("APPROVAL_REQUIRED")
+                && EditorCapabilities::of(&heartbeat).approval
+            {
+                // The Connector matches its rules on coerced values and may ask where the
+                // catalog did not: the same approval path, then the same send.
+                reentered = true;
+                events.push(CallEvent::ApprovalRequestedByEditor);
+                let step = self
+                    .approve(
+                        &client,
+                        &policy,
+                        &arguments,
+                        &binding,
+                        None,
+                        op.clone(),
+                        approver,
+                    )
+                    .await?;
+                match step {
+                    Approval::Granted { token: t, op: o } => {
+                        token = Some(t);
+                        op = o;
+                        continue;
+                    }
+                    Approval::Pending(p) => return Ok(CallOutcome::ApprovalPending(p)),
+                }
+            }
+            if env.code.as_deref() == Some("CATALOG_STALE") {
+                // Nothing ran (the Connector checks the hash before its ledger). Reload, and
+                // resend under the same operation id only if this call still means the same.
+                if refreshed {
+                    return Err(catalog_changed(&policy, "it changed again"));
+                }
+                refreshed = true;
+                let fresh = self.reload_catalog(&client).await?;
+                let mut again = arguments.clone();
+                let now = resolve::resolve(&fresh, scope, &req.tool, &mut again)?;
+                if now.contract() != contract {
+                    return Err(catalog_changed(&policy, "this call's contract changed"));
+                }
+                drop(now);
+                view = fresh;
+                events.push(CallEvent::CatalogRefreshed);
+                continue;
+            }
+            let project_id = view.catalog().project_id.clone();
+            let job = tasks::job_of_reply(
+                &policy.tool,
+                policy.action.as_deref(),
+                &env.raw,
+                &project_id,
+                reply.operation_id.as_str(),
+                now_ms(),
+            );
+            return Ok(CallOutcome::Answered(Box::new(EditorAnswer {
+                envelope: reply.envelope,
+                policy,
+                operation_id: reply.operation_id,
+                project_id,
+                job,
+                events,
+            })));
+        }
+    }
+
+    /// Gets approval for one send: a supplied token checked against the call, an answer the
+    /// request already carries, or preflight and the approver's decision.
+    #[allow(clippy::too_many_arguments)]
+    async fn approve<A: Approver>(
+        &self,
+        client: &ConnectorClient,
+        policy: &CallPolicy,
+        arguments: &Map<String, Value>,
+        binding: &ApprovalBinding,
+        supplied: Option<String>,
+        op: OperationId,
+        approver: &A,
+    ) -> Result<Approval<A::Pending>, CallError> {
+        let given = match supplied {
+            Some(t) => Some(t),
+            None => approver.prior_answer(&self.issued).transpose()?,
+        };
+        if let Some(t) = given {
+            let claims = policy::check_token(&t, binding).map_err(token_error)?;
+            let op = token_operation(&claims.operation_id)?;
+            return Ok(Approval::Granted { token: t, op });
+        }
+        let pre = client
+            .preflight(&policy.tool, policy.action.as_deref(), arguments, Some(op))
+            .await
+            .map_err(preflight_error)?;
+        self.issued.remember(&pre);
+        self.decide(&pre, policy, approver, false).await
+    }
+
+    async fn decide<A: Approver>(
+        &self,
+        pre: &Preflight,
+        policy: &CallPolicy,
+        approver: &A,
+        renewal: bool,
+    ) -> Result<Approval<A::Pending>, CallError> {
+        let ask = ApprovalAsk {
+            preflight: pre,
+            policy,
+            renewal,
+        };
+        Ok(match approver.decide(&ask).await? {
+            Decision::Granted(token) => Approval::Granted {
+                token,
+                op: pre.operation_id.clone(),
+            },
+            Decision::Pending(p) => Approval::Pending(p),
+        })
+    }
+
+    /// A reload rotated the Editor's signing secret after the person approved: preflight the
+    /// identical operation again, check the new token binds the same call, and send it without
+    /// asking only while the person would see the same summary.
+    #[allow(clippy::too_many_arguments)]
+    async fn renew<A: Approver>(
+        &self,
+        client: &ConnectorClient,
+        policy: &CallPolicy,
+        arguments: &Map<String, Value>,
+        binding: &ApprovalBinding,
+        old_token: &str,
+        op: &OperationId,
+        approver: &A,
+    ) -> Result<Approval<A::Pending>, CallError> {
+        let shown = self.issued.summary_of(old_token);
+        let old_claims = policy::check_token(old_token, binding).ok();
+        let pre = client
+            .preflight(
+                &policy.tool,
+                policy.action.as_deref(),
+                arguments,
+                Some(op.clone()),
+            )
+            .await
+            .map_err(preflight_error)?;
+        let mut same_op = binding.clone();
+        same_op.operation_id = Some(op.to_string());
+        let claims = policy::check_token(&pre.token, &same_op).map_err(|e| {
+            let mut err = token_error(e);
+            err.message = format!("the renewed approval no longer fits: {}", err.message);
+            err
+        })?;
+        self.issued.remember(&pre);
+        // What the person saw: the summary, when this session showed it; otherwise (a token
+        // from an earlier run) the signed facts of the call, which the binding check compared.
+        let unchanged = match &shown {
+            Some(s) => same_summary(s, &pre.summary),
+            None => old_claims.is_some_and(|c| c.risk_class == claims.risk_class),
+        };
+        if unchanged {
+            tracing::info!("approval renewed after a domain reload for operation {op}");
+            return Ok(Approval::Granted {
+                token: pre.token,
+                op: op.clone(),
+            });
+        }
+        self.decide(&pre, policy, approver, true).await
+    }
+}
+
+/// `CATALOG_STALE` after the catalog was reloaded and the call no longer means the same.
+fn catalog_changed(policy: &CallPolicy, why: &str) -> CallError {
+    CallError::input(
+        "CATALOG_STALE",
+        format!(
+            "the Unity Editor's tool catalog changed and {why}; {} was not run. Check the \
+             contract again, then repeat the call",
+            label(policy)
+        ),
+    )
+    .with_data(json!({"tool": policy.tool, "action": policy.action, "reason": "catalog_changed",
+        "retry_after_ms": 0}))
+    .retryable()
+}
