@@ -114,10 +114,14 @@ fn results_on_stdout_and_input_errors_exit_2() {
     let r = home.run(&["call", "scene", "explode"]);
     r.expect(1);
     assert_eq!(r.error_code(), "ACTION_NOT_FOUND");
-    // The Connector's own validation errors pass through with exit 1.
+    // Arguments are checked against the action's schema before anything is sent (the same
+    // strict check an agent's call gets), with a pointer to the fault: exit 1.
+    let sent = sim.requests_seen("/command");
     let r = home.run(&["call", "scene", "load"]);
     r.expect(1);
-    assert_eq!(r.error_code(), "MISSING_ARGUMENT");
+    assert_eq!(r.error_code(), "INVALID_ARGUMENT");
+    assert_eq!(r.error()["data"]["contract"], "scene/load");
+    assert_eq!(sim.requests_seen("/command"), sent, "nothing sent");
     assert_eq!(sim.side_effects(), 0);
     // --args from stdin-like sources: a file.
     let f = home.path().join("args.json");

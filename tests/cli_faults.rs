@@ -34,19 +34,56 @@ fn empty_200_is_a_transient_eof() {
 }
 
 #[test]
-fn non_json_200_is_success_with_the_body_as_message() {
+fn non_json_200_is_never_success() {
     let home = Home::new();
     let sim = home.editor("Text");
     home.run(&["list", "--compact"]).expect(0);
+    // A read: nothing says it ran, and running it again is harmless: resent, then answered.
     sim.inject_matching(FaultMatch::tool("scene"), Fault::NonJson200 { times: 1 });
+    let before = sim.requests_seen("/command");
     let r = home.run(&["call", "scene", "info"]);
     r.expect(0);
-    assert!(!r.stdout.trim().is_empty());
-    assert!(
-        serde_json::from_str::<serde_json::Value>(r.stdout.trim()).is_err(),
-        "the raw body is printed as is: {}",
-        r.stdout
+    let answer: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert!(answer.is_object(), "the real answer, not the garbage: {answer}");
+    assert_eq!(sim.requests_seen("/command"), before + 2);
+    // A mutation with the ledger: resent under the same operation id, runs once.
+    sim.inject_matching(
+        FaultMatch::tool("manage_gameobject"),
+        Fault::NonJson200 { times: 1 },
     );
+    home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"T"}"#,
+    ])
+    .expect(0);
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("create")), 1);
+    // Without a ledger the outcome is unknown: exit 1 with the operation id, never resent.
+    let features: Vec<String> = hera_connector_contract::wire::ALL_FEATURES
+        .iter()
+        .filter(|f| **f != "operation_ledger_v1")
+        .map(|f| f.to_string())
+        .collect();
+    sim.set_features(features).unwrap();
+    sim.inject_matching(
+        FaultMatch::tool("manage_gameobject"),
+        Fault::NonJson200 { times: 1 },
+    );
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"U"}"#,
+    ]);
+    r.expect(1);
+    assert_eq!(r.error_code(), "OPERATION_OUTCOME_UNKNOWN");
+    let op = r.error()["data"]["operation_id"].as_str().unwrap().to_string();
+    assert!(r.error()["message"].as_str().unwrap().contains(&op));
+    // The simulated Editor answered garbage without running it; a resend would have run it.
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("create")), 1, "never resent");
 }
 
 #[test]

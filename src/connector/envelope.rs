@@ -176,14 +176,16 @@ mod tests {
         let mut e = Envelope::from_value(
             json!({"success":false,"message":"Validation failed at '/action'.","code":"UNKNOWN_ARGUMENT","data":{"path":"/action"}}),
         );
-        rewrite_version_skew("scene", &json!({"action":"frobnicate"}), &mut e);
+        let p = json!({"action":"frobnicate"});
+        rewrite_version_skew("scene", p.as_object().unwrap(), &mut e);
         assert_eq!(e.code.as_deref(), Some("CONNECTOR_UPDATE_REQUIRED"));
         assert_eq!(e.suggestions.len(), 2);
         assert_eq!(e.raw["code"], "CONNECTOR_UPDATE_REQUIRED");
         let mut other = Envelope::from_value(
             json!({"success":false,"code":"UNKNOWN_ARGUMENT","data":{"path":"/name"}}),
         );
-        rewrite_version_skew("scene", &json!({"action":"x"}), &mut other);
+        let p = json!({"action":"x"});
+        rewrite_version_skew("scene", p.as_object().unwrap(), &mut other);
         assert_eq!(other.code.as_deref(), Some("UNKNOWN_ARGUMENT"));
     }
 }

@@ -222,7 +222,7 @@ async fn a_broken_mutation_is_resent_with_the_same_id_only_with_a_ledger() {
 }
 
 #[tokio::test]
-async fn empty_200_is_eof_and_non_json_200_is_a_message() {
+async fn empty_and_non_json_200_are_broken_exchanges() {
     let empty = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     let good = leak(ok(r#"{"success":true,"message":"after"}"#));
     let (port, count, _) = server(vec![Act::Answer(empty), Act::Answer(good)]).await;
@@ -247,14 +247,32 @@ async fn empty_200_is_eof_and_non_json_200_is_a_message() {
     let text = leak(
         "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\nhello world".to_string(),
     );
-    let (port, _, _) = server(vec![Act::Answer(text)]).await;
+    // A non-JSON 200 is never an answer: on a mutation without a ledger it is an unknown
+    // outcome, never resent; on an idempotent call it is resent like a broken exchange.
+    let (port, count, _) = server(vec![Act::Answer(text)]).await;
     let (c, _d) = client(port, &[], 5000);
-    let r = c
+    let e = c
         .command("scene", &params(), CallOptions::default())
         .await
+        .unwrap_err();
+    assert!(e.is_outcome_unknown(), "{e}");
+    assert!(e.to_string().contains("not a Connector envelope"), "{e}");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    let (port, count, _) = server(vec![Act::Answer(text), Act::Answer(good)]).await;
+    let (c, _d) = client(port, &[], 5000);
+    let r = c
+        .command(
+            "scene",
+            &params(),
+            CallOptions {
+                idempotent: true,
+                ..Default::default()
+            },
+        )
+        .await
         .unwrap();
-    assert!(r.envelope.success);
-    assert_eq!(r.envelope.message.as_deref(), Some("hello world"));
+    assert_eq!(r.envelope.message.as_deref(), Some("after"));
+    assert_eq!(count.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test]

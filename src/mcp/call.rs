@@ -140,7 +140,7 @@ pub fn refusal(e: CallError, native: bool) -> Envelope {
     let mut message = e.message.clone();
     let mut hint = None;
     match e.code.as_str() {
-        "TOOL_NOT_FOUND" if !native => message.push_str("; use tool_search to find tools"),
+        "TOOL_NOT_FOUND" if !native => message.push_str(" Use tool_search to find tools."),
         "INVALID_ARGUMENT" => {
             let see = if native {
                 "the tool's input schema in tools/list".to_string()

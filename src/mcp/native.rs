@@ -614,13 +614,13 @@ mod tests {
                 .as_object()
                 .cloned()
                 .unwrap();
-        let (op, token) = take_controls(tool(&c, "scene"), &mut args).unwrap();
-        assert_eq!(op.as_deref(), Some("op_12345678"));
-        assert_eq!(token.as_deref(), Some("t"));
+        let controls = take_controls(tool(&c, "scene"), &mut args).unwrap();
+        assert_eq!(controls.operation_id.as_deref(), Some("op_12345678"));
+        assert_eq!(controls.approval_token.as_deref(), Some("t"));
         assert_eq!(args.len(), 2);
         let mut bad = json!({"approval_token": 5}).as_object().cloned().unwrap();
         let e = take_controls(tool(&c, "scene"), &mut bad).unwrap_err();
-        assert_eq!(e.data.unwrap()["pointer"], "/approval_token");
+        assert_eq!(e.data["pointer"], "/approval_token");
     }
 
     #[test]

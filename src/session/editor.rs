@@ -836,7 +836,7 @@ mod tests {
             &Pin::WorkingDirectory("/work/Alpha/Assets".into()),
             Some(&scan),
         );
-        assert_eq!(e.code.as_deref(), Some("EDITOR_NOT_RUNNING"));
+        assert_eq!(e.code, "EDITOR_NOT_RUNNING");
         for part in [
             "/work/Alpha is not running",
             "working directory (/work/Alpha/Assets)",
@@ -846,7 +846,7 @@ mod tests {
         ] {
             assert!(e.message.contains(part), "{part:?}: {}", e.message);
         }
-        let data = e.data.unwrap();
+        let data = e.data;
         assert_eq!(data["pinned_by"], "working_directory");
         assert_eq!(data["port_owner"], "/work/Beta");
         assert_eq!(data["retryable"], true);

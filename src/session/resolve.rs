@@ -104,8 +104,14 @@ pub fn find_tool<'v>(
                     std::iter::once(t.name.as_str()).chain(t.aliases.iter().map(String::as_str))
                 });
             let close = close_names(name, names);
-            let mut e = CallError::input("TOOL_NOT_FOUND", format!("tool {name:?} was not found"))
-                .with_data(json!({"tool": name, "did_you_mean": close}));
+            let mean = if close.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", close.join(", "))
+            };
+            let mut e =
+                CallError::input("TOOL_NOT_FOUND", format!("tool {name:?} was not found{mean}"))
+                    .with_data(json!({"tool": name, "did_you_mean": close}));
             e.suggestions = close;
             Err(e)
         }
