@@ -1,8 +1,7 @@
 //! `doctor --json` for a healthy Editor and for broken setups; every failure names a fix.
 
-mod cli_common;
 
-use cli_common::*;
+use crate::support::cli::*;
 use hera_connector_sim::Fault;
 use serde_json::Value;
 

@@ -1,9 +1,8 @@
 //! Editor discovery through the real binary: every selection rule, ambiguity, stale and dead
 //! heartbeats, `port: 0`, a damaged file, and following a project whose port moved.
 
-mod cli_common;
 
-use cli_common::*;
+use crate::support::cli::*;
 use hera_connector_sim::{Fault, FaultMatch};
 use std::time::Duration;
 

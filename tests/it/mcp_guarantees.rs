@@ -1,11 +1,11 @@
 //! The anchor's minimum bar, §9 "Process level" and "Compact" of
 //! `/work/shared/reference/anchor-mcp-adapter.md`: one test per bullet, named after it.
 //!
-//! Every test drives the real binary over real stdio (see `mcp_support`) against the reference
+//! Every test drives the real binary over real stdio (see `support::mcp`) against the reference
 //! Editor (the in-process simulator over real HTTP on 127.0.0.1) with a temporary HOME. "Zero
 //! Unity calls" is read from the simulator's own counters, never from the adapter's account; the
 //! facts that only exist on the wire (`meta.client_kind`, a read-only call's operation id) are
-//! read from the bytes the adapter wrote, through a recording forwarder (`mcp_support::wiretap`).
+//! read from the bytes the adapter wrote, through a recording forwarder (`support::mcp::wiretap`).
 //!
 //! The anchor's custom tools are rebuilt here as runtime-added tools of the simulator:
 //! `dynamic_probe` (strict, one action `inspect` with the alias `show`, and a tool-level rule that
@@ -16,14 +16,13 @@
 //! Where our design deliberately differs from the Go adapter, the test asserts ours and a
 //! comment names the anchor detail it replaces and why.
 
-mod mcp_support;
 
 use hera_connector_contract::catalog::{
     ActionEntry, RiskClass, SafetyDecl, SafetyRule, Source, ToolEntry,
 };
 use hera_connector_sim::{SimConfig, Simulator, ToolSet};
-use mcp_support::wiretap::WireTap;
-use mcp_support::*;
+use crate::support::mcp::wiretap::WireTap;
+use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

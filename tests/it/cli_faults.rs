@@ -1,9 +1,8 @@
 //! How the client copes with a misbehaving Editor: an empty 200, a non-JSON 200, a hang that
 //! must end in a bounded timeout, bad statuses, an oversized answer, and bad catalogs.
 
-mod cli_common;
 
-use cli_common::*;
+use crate::support::cli::*;
 use hera_connector_sim::{Fault, FaultMatch};
 use std::time::Duration;
 

@@ -1,9 +1,8 @@
 //! `call`, `list`, `version` and `--help` through the real binary: the approval round trip,
 //! local token checks, input errors and their exit codes.
 
-mod cli_common;
 
-use cli_common::*;
+use crate::support::cli::*;
 
 const CLEAR: &str = r#"{"clear":true}"#;
 

@@ -1,6 +1,5 @@
 //! Shared setup for the CLI integration tests: a temporary HOME per test, simulated Editors
 //! started in-process over real HTTP on 127.0.0.1, and the real binary run as a child process.
-#![allow(dead_code)]
 
 use hera_connector_sim::{SimConfig, Simulator};
 use serde_json::Value;

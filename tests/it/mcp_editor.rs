@@ -2,10 +2,9 @@
 //! 127.0.0.1): lazy connection, the Editor appearing and reloading mid-session, the cached
 //! catalog while it is down, and the three tools' happy paths and refusals.
 
-mod mcp_support;
 
 use hera_connector_sim::{Fault, Reload, SimConfig, Simulator};
-use mcp_support::*;
+use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,9 +1,8 @@
 //! A legacy Connector (no features, no domain epoch): the catalog is built from the per-tool
 //! listing with conservative safety, and every call needs a person's consent.
 
-mod cli_common;
 
-use cli_common::*;
+use crate::support::cli::*;
 
 #[test]
 fn legacy_connector_lists_conservatively_and_calls_only_with_consent() {

@@ -2,12 +2,11 @@
 //! transport refusal, version negotiation, `server/discover`, early and unknown requests,
 //! malformed params, prompt exit on stdin EOF, and the fixed compact tool list.
 //!
-//! Every test drives the real binary over real pipes (see `mcp_support`), and every stdout line
+//! Every test drives the real binary over real pipes (see `support::mcp`), and every stdout line
 //! is checked to be a JSON-RPC 2.0 frame.
 
-mod mcp_support;
 
-use mcp_support::*;
+use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::process::Stdio;
 use std::time::Duration;

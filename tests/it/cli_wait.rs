@@ -7,9 +7,8 @@
 //! reload; the simulator's listener still answers, so only the wait can keep the call back,
 //! and the simulator's request counters show whether it did.
 
-mod cli_common;
 
-use cli_common::*;
+use crate::support::cli::*;
 use hera_connector_sim::Simulator;
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};

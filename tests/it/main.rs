@@ -1,0 +1,29 @@
+//! The integration tests, in one binary (one link instead of one per file): the real
+//! `hera-agent-unity` binary as a child process on real stdio, against the reference Editor
+//! (the simulator, in-process, over real HTTP on 127.0.0.1), with a temporary HOME.
+//!
+//! - `cli_*`: the everyday commands, one file per concern.
+//! - `mcp_*`: the MCP server: protocol, the Editor's lifecycle, exposures, guarantees, project
+//!   following.
+//! - `parity`: the same scenario through the CLI and through MCP, with the rules both share and
+//!   the one place a person and an agent are treated differently.
+//! - `search_quality`: recall of `tool_search` on committed query sets.
+//! - `interop`: real MCP clients (installed by `.ci/run`).
+
+mod support;
+
+mod cli_call;
+mod cli_discovery;
+mod cli_doctor;
+mod cli_faults;
+mod cli_legacy;
+mod cli_reload;
+mod cli_task;
+mod cli_wait;
+mod interop;
+mod mcp_editor;
+mod mcp_exposure;
+mod mcp_guarantees;
+mod mcp_project_following;
+mod mcp_protocol;
+mod search_quality;
