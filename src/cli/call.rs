@@ -218,7 +218,8 @@ impl Approver for Terminal {
 
     /// `--approve=<token>` came from a person who read its summary in an earlier run.
     fn vouches_for(&self, token: &str, issued: &IssuedApprovals) -> bool {
-        matches!(&self.consent, Consent::Token(t) if t == token) || issued.summary_of(token).is_some()
+        matches!(&self.consent, Consent::Token(t) if t == token)
+            || issued.summary_of(token).is_some()
     }
 }
 

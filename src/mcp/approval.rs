@@ -139,7 +139,11 @@ impl session::Approver for AgentApprover {
             return None;
         };
         issued.summary_of(state)?;
-        Some(answered(responses)?.map(|()| state.clone()).map_err(|why| denied(&why)))
+        Some(
+            answered(responses)?
+                .map(|()| state.clone())
+                .map_err(|why| denied(&why)),
+        )
     }
 
     async fn decide(&self, ask: &ApprovalAsk<'_>) -> Result<Decision<Answer>, CallError> {

@@ -6,8 +6,8 @@
 //! read it and repair the call.
 
 use super::envelope::Envelope;
-use crate::session::{Fault, check_schema, compile_schema};
 use super::tools::{self, SEARCH_DEFAULT_LIMIT, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH};
+use crate::session::{Fault, check_schema, compile_schema};
 use jsonschema::Validator;
 use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
@@ -42,8 +42,7 @@ fn compiled(tool: &str) -> &'static Compiled {
             .into_iter()
             .map(|t| {
                 let schema = Value::Object((*t.input_schema).clone());
-                let validator =
-                    compile_schema(&schema).expect("compact input schemas compile");
+                let validator = compile_schema(&schema).expect("compact input schemas compile");
                 (t.name.to_string(), Compiled { schema, validator })
             })
             .collect()

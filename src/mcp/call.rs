@@ -10,7 +10,9 @@ use super::task_ext;
 use super::tools::TASK_POLL_NAME;
 use crate::connector::ClientKind;
 use crate::discovery::{AliveEvent, now_ms};
-use crate::results::{InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result};
+use crate::results::{
+    InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result,
+};
 use crate::session::{
     AnyTool, CallError, CallEvent, CallOutcome, CallRequest, EditorAnswer, ErrorKind, Fault,
     Session, ToolScope,
@@ -176,11 +178,13 @@ pub fn refusal(e: CallError, native: bool) -> Envelope {
         env = env.with_data(data);
     }
     if let ErrorKind::OutcomeUnknown { operation_id } = &e.kind {
-        env = env.with_operation_id(operation_id.clone()).with_hint(format!(
-            "Do not change the call. Once the Editor is back, repeat the identical call with \
+        env = env
+            .with_operation_id(operation_id.clone())
+            .with_hint(format!(
+                "Do not change the call. Once the Editor is back, repeat the identical call with \
              operation_id {operation_id:?}: the Editor's ledger replays the result if it ran, or \
              reports that it did not."
-        ));
+            ));
     }
     if let Some(h) = hint {
         env = env.with_hint(h);
@@ -236,9 +240,7 @@ impl AgentCalls {
         match outcome {
             Err(e) => Answer::Made(refusal(e, is_native)),
             Ok(CallOutcome::ApprovalPending(answer)) => answer,
-            Ok(CallOutcome::Answered(done)) => {
-                self.answer(*done, tasks_extension, progress).await
-            }
+            Ok(CallOutcome::Answered(done)) => self.answer(*done, tasks_extension, progress).await,
         }
     }
 
@@ -283,8 +285,7 @@ impl AgentCalls {
                 };
             }
         }
-        let mut env =
-            Envelope::from_connector(raw, &format!("{} completed", done.policy.tool));
+        let mut env = Envelope::from_connector(raw, &format!("{} completed", done.policy.tool));
         if done.policy.uses_ledger() {
             env = env.with_operation_id(op);
         }
@@ -535,5 +536,4 @@ impl AgentCalls {
         }
         Ok(id)
     }
-
 }

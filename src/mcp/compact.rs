@@ -3,10 +3,10 @@
 //! They never contact the Editor, so they work from the cached catalog while it is down.
 
 use super::args::{DescribeArgs, SearchArgs};
-use crate::session::{CatalogView, Origin};
 use super::envelope::Envelope;
 use crate::catalog::profiles::{SUPPORTED_PROFILES, is_supported_profile};
 use crate::search::{CompactSafety, SearchFilter, callable_without_action};
+use crate::session::{CatalogView, Origin};
 use hera_connector_contract::catalog::{ActionEntry, Catalog, ToolEntry};
 use serde_json::{Value, json};
 

@@ -223,7 +223,10 @@ async fn serve(
 ) -> ExitCode {
     let session = Arc::new(Session::new(session_opts));
     let calls = Arc::new(call::AgentCalls {
-        results: Arc::new(crate::results::ResultStore::new(session.home().base(), store)),
+        results: Arc::new(crate::results::ResultStore::new(
+            session.home().base(),
+            store,
+        )),
         session: session.clone(),
         cap: inline_cap,
         allow_arbitrary_code,

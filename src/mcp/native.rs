@@ -24,7 +24,8 @@
 use super::envelope::{Envelope, output_schema};
 use crate::catalog::CatalogSnapshot;
 use crate::session::{
-    CallError, CatalogView, Controls as CallControls, Fault, ToolScope, arbitrary_code_refused, invalid_arguments,
+    CallError, CatalogView, Controls as CallControls, Fault, ToolScope, arbitrary_code_refused,
+    invalid_arguments,
 };
 use hera_connector_contract::catalog::{Catalog, RiskClass, Safety, ToolEntry};
 use hera_connector_contract::wire::FEATURE_OPERATION_LEDGER;

@@ -215,7 +215,10 @@ fn canonical_tool_name(name: &str) -> Option<&'static str> {
 
 /// How this request can ask the user for approval: the client's form (elicitation) when it
 /// declared one, as MRTR on 2026-07-28 and mid-call before; otherwise the token round trip.
-fn approver_for(ctx: &RequestContext<RoleServer>, request: &CallToolRequestParams) -> AgentApprover {
+fn approver_for(
+    ctx: &RequestContext<RoleServer>,
+    request: &CallToolRequestParams,
+) -> AgentApprover {
     let form = ctx
         .client_capabilities()
         .and_then(|c| c.elicitation)

@@ -24,9 +24,9 @@
 //! refused (-32602) instead of silently skipping or repeating tools.
 
 use super::exposure::Exposure;
-use crate::session::{CatalogView, Session};
 use super::native::{self, Refusal};
 use super::tools::compact_tools;
+use crate::session::{CatalogView, Session};
 use hera_connector_contract::canonical::sha256_prefixed;
 use rmcp::ErrorData;
 use rmcp::Peer;

@@ -745,8 +745,7 @@ impl Session {
         let instance = if discovery::is_alive_now(&seen, now_ms()) {
             seen
         } else {
-            match discovery::wait_for_alive_observed(&self.home, &seen, ready_until, watch).await
-            {
+            match discovery::wait_for_alive_observed(&self.home, &seen, ready_until, watch).await {
                 Ok(fresh) => {
                     if let Some(c) = self.client() {
                         c.update_instance(fresh.clone());

@@ -195,7 +195,11 @@ impl Session {
         if let Some(raw) = &resolved.controls.operation_id {
             requested_op = Some(parse_operation_id(raw)?);
         }
-        let supplied_token = resolved.controls.approval_token.clone().or(req.approval_token);
+        let supplied_token = resolved
+            .controls
+            .approval_token
+            .clone()
+            .or(req.approval_token);
         let policy = resolved.policy.clone();
         let contract = resolved.contract();
         drop(resolved);
@@ -206,7 +210,8 @@ impl Session {
             return Err(project_switched(&switch, &policy.tool));
         }
         let heartbeat = client.instance().heartbeat;
-        if approver.caller() == Caller::Agent && policy::mutation_without_ledger(&policy, &heartbeat)
+        if approver.caller() == Caller::Agent
+            && policy::mutation_without_ledger(&policy, &heartbeat)
         {
             return Err(ledger_required(&policy));
         }
@@ -466,7 +471,9 @@ fn catalog_changed(policy: &CallPolicy, why: &str) -> CallError {
             label(policy)
         ),
     )
-    .with_data(json!({"tool": policy.tool, "action": policy.action, "reason": "catalog_changed",
-        "retry_after_ms": 0}))
+    .with_data(
+        json!({"tool": policy.tool, "action": policy.action, "reason": "catalog_changed",
+        "retry_after_ms": 0}),
+    )
     .retryable()
 }

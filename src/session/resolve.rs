@@ -109,9 +109,11 @@ pub fn find_tool<'v>(
             } else {
                 format!("; did you mean {}?", close.join(", "))
             };
-            let mut e =
-                CallError::input("TOOL_NOT_FOUND", format!("tool {name:?} was not found{mean}"))
-                    .with_data(json!({"tool": name, "did_you_mean": close}));
+            let mut e = CallError::input(
+                "TOOL_NOT_FOUND",
+                format!("tool {name:?} was not found{mean}"),
+            )
+            .with_data(json!({"tool": name, "did_you_mean": close}));
             e.suggestions = close;
             Err(e)
         }
@@ -133,7 +135,10 @@ pub fn find_action<'t>(
         let mut e = CallError::input(
             "ACTION_NOT_FOUND",
             if available.is_empty() {
-                format!("tool {:?} has no actions; call it without \"action\"", tool.name)
+                format!(
+                    "tool {:?} has no actions; call it without \"action\"",
+                    tool.name
+                )
             } else {
                 format!(
                     "action {action:?} was not found for tool {:?}; available: {}",
@@ -142,8 +147,10 @@ pub fn find_action<'t>(
                 )
             },
         )
-        .with_data(json!({"tool": tool.name, "action": action, "available_actions": available,
-            "did_you_mean": close, "pointer": pointer}));
+        .with_data(
+            json!({"tool": tool.name, "action": action, "available_actions": available,
+            "did_you_mean": close, "pointer": pointer}),
+        );
         e.suggestions = close;
         e
     })

@@ -1,7 +1,6 @@
 //! `call`, `list`, `version` and `--help` through the real binary: the approval round trip,
 //! local token checks, input errors and their exit codes.
 
-
 use crate::support::cli::*;
 
 const CLEAR: &str = r#"{"clear":true}"#;

@@ -1,7 +1,6 @@
 //! Editor discovery through the real binary: every selection rule, ambiguity, stale and dead
 //! heartbeats, `port: 0`, a damaged file, and following a project whose port moved.
 
-
 use crate::support::cli::*;
 use hera_connector_sim::{Fault, FaultMatch};
 use std::time::Duration;

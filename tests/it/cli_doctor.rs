@@ -1,6 +1,5 @@
 //! `doctor --json` for a healthy Editor and for broken setups; every failure names a fix.
 
-
 use crate::support::cli::*;
 use hera_connector_sim::Fault;
 use serde_json::Value;

@@ -1,7 +1,6 @@
 //! How the client copes with a misbehaving Editor: an empty 200, a non-JSON 200, a hang that
 //! must end in a bounded timeout, bad statuses, an oversized answer, and bad catalogs.
 
-
 use crate::support::cli::*;
 use hera_connector_sim::{Fault, FaultMatch};
 use std::time::Duration;
@@ -43,7 +42,10 @@ fn non_json_200_is_never_success() {
     let r = home.run(&["call", "scene", "info"]);
     r.expect(0);
     let answer: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
-    assert!(answer.is_object(), "the real answer, not the garbage: {answer}");
+    assert!(
+        answer.is_object(),
+        "the real answer, not the garbage: {answer}"
+    );
     assert_eq!(sim.requests_seen("/command"), before + 2);
     // A mutation with the ledger: resent under the same operation id, runs once.
     sim.inject_matching(
@@ -79,10 +81,17 @@ fn non_json_200_is_never_success() {
     ]);
     r.expect(1);
     assert_eq!(r.error_code(), "OPERATION_OUTCOME_UNKNOWN");
-    let op = r.error()["data"]["operation_id"].as_str().unwrap().to_string();
+    let op = r.error()["data"]["operation_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(r.error()["message"].as_str().unwrap().contains(&op));
     // The simulated Editor answered garbage without running it; a resend would have run it.
-    assert_eq!(sim.side_effects_of("manage_gameobject", Some("create")), 1, "never resent");
+    assert_eq!(
+        sim.side_effects_of("manage_gameobject", Some("create")),
+        1,
+        "never resent"
+    );
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! A legacy Connector (no features, no domain epoch): the catalog is built from the per-tool
 //! listing with conservative safety, and every call needs a person's consent.
 
-
 use crate::support::cli::*;
 
 #[test]

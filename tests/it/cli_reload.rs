@@ -2,7 +2,6 @@
 //! resent under the same operation id and runs exactly once; without it the outcome is
 //! reported unknown and the call is never resent.
 
-
 use crate::support::cli::*;
 use hera_connector_contract::wire::ALL_FEATURES;
 use hera_connector_sim::{Fault, FaultMatch};

@@ -1,7 +1,6 @@
 //! `task list` and `task status` read long-running jobs from the file bus: a test run started
 //! through `call`, seen working, then completed, and a task id of another project not found.
 
-
 use crate::support::cli::*;
 use hera_connector_contract::task_id::{DurableTaskId, TaskKind};
 use std::time::Duration;

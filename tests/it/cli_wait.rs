@@ -7,7 +7,6 @@
 //! reload; the simulator's listener still answers, so only the wait can keep the call back,
 //! and the simulator's request counters show whether it did.
 
-
 use crate::support::cli::*;
 use hera_connector_sim::Simulator;
 use std::io::{BufRead, BufReader, Read};

@@ -26,4 +26,5 @@ mod mcp_exposure;
 mod mcp_guarantees;
 mod mcp_project_following;
 mod mcp_protocol;
+mod parity;
 mod search_quality;

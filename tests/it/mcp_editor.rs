@@ -2,9 +2,8 @@
 //! 127.0.0.1): lazy connection, the Editor appearing and reloading mid-session, the cached
 //! catalog while it is down, and the three tools' happy paths and refusals.
 
-
-use hera_connector_sim::{Fault, Reload, SimConfig, Simulator};
 use crate::support::mcp::*;
+use hera_connector_sim::{Fault, Reload, SimConfig, Simulator};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

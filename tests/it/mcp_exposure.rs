@@ -6,11 +6,10 @@
 //! compact `tools/list` staying under the Go adapter's 2,505 bytes with every result fitting
 //! the advertised schemas.
 
-
+use crate::support::mcp::*;
 use hera_connector_contract::catalog::{RiskClass, SafetyDecl, Source, ToolEntry};
 use hera_connector_contract::wire::{ALL_FEATURES, FEATURE_OPERATION_LEDGER};
 use hera_connector_sim::{Fault, FaultMatch, Reload, SimConfig, Simulator};
-use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -16,13 +16,12 @@
 //! Where our design deliberately differs from the Go adapter, the test asserts ours and a
 //! comment names the anchor detail it replaces and why.
 
-
+use crate::support::mcp::wiretap::WireTap;
+use crate::support::mcp::*;
 use hera_connector_contract::catalog::{
     ActionEntry, RiskClass, SafetyDecl, SafetyRule, Source, ToolEntry,
 };
 use hera_connector_sim::{SimConfig, Simulator, ToolSet};
-use crate::support::mcp::wiretap::WireTap;
-use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

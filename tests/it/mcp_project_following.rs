@@ -9,11 +9,10 @@
 //! 2. **One compact safety convention** for search hits and `tool_describe`.
 //! 3. **A small inline cap gives small spilled answers** (the preview follows the cap).
 
-
+use crate::support::mcp::*;
 use hera_agent_unity::results::SPILLED_MIN_BYTES;
 use hera_connector_contract::catalog::{RiskClass, SafetyDecl, Source, ToolEntry};
 use hera_connector_sim::{Fault, SimConfig, Simulator, ToolSet};
-use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

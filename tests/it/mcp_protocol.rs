@@ -5,7 +5,6 @@
 //! Every test drives the real binary over real pipes (see `support::mcp`), and every stdout line
 //! is checked to be a JSON-RPC 2.0 frame.
 
-
 use crate::support::mcp::*;
 use serde_json::{Value, json};
 use std::process::Stdio;

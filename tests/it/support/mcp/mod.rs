@@ -4,7 +4,6 @@
 //! Every stdout line is checked as it arrives: it must be a JSON-RPC 2.0 message. Violations are
 //! collected and asserted by [`McpProc::assert_clean_stdout`] (called on drop of a healthy test).
 
-
 pub mod wiretap;
 
 use serde_json::{Value, json};
