@@ -4,6 +4,12 @@
 //! The catalog types themselves (`Catalog`, `ToolEntry`, `Safety`, …) are the contract crate's;
 //! this module decides *which* catalog we trust and keeps it. [`load`] is the one entry point
 //! that talks to the Editor (through [`ConnectorClient`], never HTTP directly).
+//!
+//! # Layout
+//! - `cache`: the on-disk cache of verified catalogs (private files, hash re-checked on read).
+//! - `legacy`: a legacy Connector's listing adapted to catalog entries of unknown safety.
+//! - `profiles`: which tools a profile serves.
+//! - `suggest`: the one "did you mean" routine for names.
 
 mod cache;
 pub mod legacy;

@@ -423,7 +423,7 @@ fn results_dir_check(dir: &Path) -> Check {
 
 fn mcp_check() -> Check {
     const TITLE: &str = "MCP server enabled";
-    if crate::mcp::env_flag("HERA_MCP_ENABLED") {
+    if super::env_boolean("HERA_MCP_ENABLED") == Some(true) {
         check(
             "mcp",
             TITLE,

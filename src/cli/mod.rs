@@ -1,6 +1,8 @@
 //! The everyday commands: `status`, `doctor`, `list`, `call`, `task`, `version`, and the `mcp`
 //! entry point. Each command is a small module; this file holds the command line itself
-//! (`clap`), the exit codes and the output rules.
+//! (`clap`), the exit codes and the output rules. `context` holds what every command needs (the
+//! selection, the timeout, the session `list` and `call` run in); `output` how results and
+//! failures leave the process; `call`, `doctor`, `list`, `status` and `task` are the commands.
 //!
 //! Output rules: stdout carries results only (a tool's data, a listing, a report); every
 //! diagnostic, prompt, summary and error envelope goes to stderr. Exit codes are in [`exit`].
@@ -74,8 +76,8 @@ const AFTER_HELP: &str = concat!(
     "  HERA_MCP_ENABLED=1 hera-agent-unity mcp --transport stdio\n",
     "\n",
     "ENVIRONMENT:\n",
-    "  HERA_AGENT_PORT, HERA_AGENT_PROJECT, HERA_AGENT_TIMEOUT_MS (default 60000), HERA_AGENT_VERBOSE,\n",
-    "  HERA_MCP_ENABLED (must be 1 for `mcp`), HERA_MCP_EXPOSURE, RUST_LOG (stderr diagnostics)\n",
+    "  Every flag that has an environment variable names it in its own help line (`mcp --help` for\n",
+    "  the server's). RUST_LOG sets the stderr diagnostics (default warn).\n",
     "\n",
     "EXIT CODES:\n",
     "  0  success\n",
@@ -95,15 +97,15 @@ pub struct GlobalArgs {
     /// Use the Editor of this project: an exact path, or a unique part of one.
     #[arg(long, global = true, env = "HERA_AGENT_PROJECT", value_name = "PATH")]
     pub project: Option<String>,
-    /// Timeout in milliseconds: for the wait for a busy (compiling, reloading) Editor, and for
-    /// each request including its reload retries.
+    /// Timeout in milliseconds (default 125000, longer than the Connector's 120 s command-lock
+    /// wait): for the wait for a busy (compiling, reloading) Editor, and for each request
+    /// including its reload retries.
     #[arg(long, global = true, env = "HERA_AGENT_TIMEOUT_MS", value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
     /// Progress on stderr (e.g. while waiting for a compiling Editor) even when stderr is not a
     /// terminal.
-    #[arg(long, global = true, env = "HERA_AGENT_VERBOSE",
-          value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(long, global = true, env = "HERA_AGENT_VERBOSE", value_parser = boolean("HERA_AGENT_VERBOSE"))]
     pub verbose: bool,
 }
 
@@ -196,7 +198,7 @@ pub struct CallArgs {
     #[arg(long, value_name = "TOKEN", num_args = 0..=1, default_missing_value = "")]
     pub approve: Option<String>,
     /// Approve without asking (the summary is still shown on stderr).
-    #[arg(long, short = 'y', env = "HERA_AGENT_APPROVE", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(long, short = 'y', env = "HERA_AGENT_APPROVE", value_parser = boolean("HERA_AGENT_APPROVE"))]
     pub yes: bool,
 }
 
@@ -218,19 +220,94 @@ pub enum TaskCommand {
 
 #[derive(Debug, Clone, Args)]
 pub struct McpArgs {
+    /// The server is off unless this is set (normally as HERA_MCP_ENABLED=1 in the MCP client's
+    /// server entry), so it never starts by accident.
+    #[arg(long, env = "HERA_MCP_ENABLED", value_parser = gate)]
+    pub enabled: bool,
     /// Only `stdio` exists.
     #[arg(long, default_value = "stdio")]
     pub transport: String,
-    /// `compact` (default), `profile` or `full`; falls back to HERA_MCP_EXPOSURE.
-    #[arg(long)]
+    /// `compact` (default: three tools), `profile` or `full` (one MCP tool per Editor tool).
+    #[arg(long, env = "HERA_MCP_EXPOSURE")]
     pub exposure: Option<String>,
     /// With `--exposure profile`: core (default), scene, assets, ui, diagnostics, testing,
-    /// custom, full or advanced (needs --allow-arbitrary-code); falls back to HERA_MCP_PROFILE.
-    #[arg(long)]
+    /// custom, full or advanced (needs --allow-arbitrary-code).
+    #[arg(long, env = "HERA_MCP_PROFILE")]
     pub profile: Option<String>,
     /// Expose and allow tools that run arbitrary code.
-    #[arg(long)]
+    #[arg(long, env = "HERA_MCP_ALLOW_ARBITRARY_CODE",
+          value_parser = boolean("HERA_MCP_ALLOW_ARBITRARY_CODE"))]
     pub allow_arbitrary_code: bool,
+    /// Ask for approval through the client's own form where the client supports one
+    /// (elicitation, or an `input_required` question on 2026-07-28); false keeps the token round
+    /// trip only.
+    #[arg(long, env = "HERA_MCP_MRTR", value_parser = boolean("HERA_MCP_MRTR"), default_value = "true",
+          default_missing_value = "true", num_args = 0..=1)]
+    pub mrtr: bool,
+    /// Tools per `tools/list` page (1-1000).
+    #[arg(long, env = "HERA_MCP_PAGE_SIZE", value_name = "N", value_parser = page_size)]
+    pub page_size: Option<u16>,
+    /// Editor results larger than this many bytes are kept in the local result cache and
+    /// returned as a `hera-result://` link with a preview (default 16384).
+    #[arg(long, env = "HERA_MCP_MAX_INLINE_BYTES", value_name = "BYTES")]
+    pub max_inline_bytes: Option<String>,
+    /// How long cached results are kept, in seconds (default 86400).
+    #[arg(long, env = "HERA_MCP_RESULT_RETENTION_SECS", value_name = "SECS")]
+    pub result_retention_secs: Option<String>,
+    /// The result cache's size cap per project, in bytes (default 67108864, 64 MiB).
+    #[arg(long, env = "HERA_MCP_RESULT_CACHE_BYTES", value_name = "BYTES")]
+    pub result_cache_bytes: Option<String>,
+}
+
+/// The one rule for every boolean flag and its environment variable: `1`, `true`, `yes`, `on`
+/// (and `y`, `t`) are true, `0`, `false`, `no`, `off` (and `n`, `f`) are false, in any case;
+/// an empty value is off; anything else is a usage error that names the setting, rather than a
+/// silent guess.
+fn parse_boolean(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" | "y" | "t" => Some(true),
+        "0" | "false" | "no" | "off" | "n" | "f" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// [`parse_boolean`] as a clap value parser for the setting `name` (flag and variable).
+fn boolean(name: &'static str) -> impl Fn(&str) -> Result<bool, String> + Clone {
+    move |text: &str| {
+        parse_boolean(text)
+            .ok_or_else(|| format!("{name} must be 1/true/yes/on or 0/false/no/off, not {text:?}"))
+    }
+}
+
+/// The server's gate: anything but a clear yes leaves it off, and the refusal says how to
+/// enable it.
+fn gate(text: &str) -> Result<bool, String> {
+    parse_boolean(text).ok_or_else(|| {
+        format!(
+            "HERA_MCP_ENABLED is {text:?}; the MCP server is off unless HERA_MCP_ENABLED=1 (or \
+             true/yes/on)"
+        )
+    })
+}
+
+/// `--page-size` / `HERA_MCP_PAGE_SIZE`.
+fn page_size(text: &str) -> Result<u16, String> {
+    text.trim()
+        .parse::<u16>()
+        .ok()
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "HERA_MCP_PAGE_SIZE / --page-size must be a whole number from 1 to 1000 (tools \
+                 per tools/list page), not {text:?}"
+            )
+        })
+}
+
+/// [`parse_boolean`] applied to an environment variable outside clap (for `doctor`'s report):
+/// `None` when unset, empty or not a boolean.
+pub(crate) fn env_boolean(name: &str) -> Option<bool> {
+    parse_boolean(&std::env::var(name).ok()?)
 }
 
 fn init_tracing() {
@@ -257,18 +334,28 @@ pub fn main() -> ExitCode {
             });
         }
     };
+    init_tracing();
     if let Command::Mcp(m) = &cli.command {
         return crate::mcp::run(crate::mcp::McpOptions {
+            enabled: m.enabled,
             transport: m.transport.clone(),
-            exposure: m.exposure.clone(),
-            profile: m.profile.clone(),
+            exposure: m.exposure.clone().filter(|e| !e.trim().is_empty()),
+            profile: m.profile.clone().filter(|p| !p.trim().is_empty()),
             project: cli.globals.project.clone().filter(|p| !p.trim().is_empty()),
             port: cli.globals.port.filter(|p| *p != 0),
-            timeout_ms: cli.globals.timeout,
+            timeout: cli
+                .globals
+                .timeout
+                .map(std::time::Duration::from_millis)
+                .unwrap_or(crate::connector::DEFAULT_TIMEOUT),
             allow_arbitrary_code: m.allow_arbitrary_code,
+            ask_with_form: m.mrtr,
+            page_size: m.page_size.map(usize::from),
+            max_inline_bytes: m.max_inline_bytes.clone(),
+            result_retention_secs: m.result_retention_secs.clone(),
+            result_cache_bytes: m.result_cache_bytes.clone(),
         });
     }
-    init_tracing();
     if let Command::Version = cli.command {
         println!("hera-agent-unity {}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;

@@ -1,5 +1,8 @@
 //! The Connector client: requests, `meta`, response decoding, and surviving domain reloads.
 //!
+//! Files: `transport` (the one HTTP client), `envelope` (tolerant decoding), `error` (the layer's
+//! error type), `catalog_fetch` (the catalog requests, bytes kept for the hash).
+//!
 //! Only this module speaks HTTP (see [`transport`]). A [`ConnectorClient`] is bound to one
 //! *project*, not one port: when a request fails transiently it rescans the heartbeats and
 //! follows the project to wherever its Editor listens now (§1.6 step 6, §2.10).

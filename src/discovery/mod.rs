@@ -9,6 +9,9 @@
 //! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
 //! - [`wait_for_alive`]: before a request, wait (bounded) for a busy Editor's heartbeat to move.
 //! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
+//!
+//! Files: `home` (directories), `instance` (reading one heartbeat, the scan), `liveness` (dead
+//! processes), `select` (the selection rules), `alive` (wait-for-alive), `watch` (following).
 
 mod alive;
 mod home;

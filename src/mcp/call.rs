@@ -131,6 +131,8 @@ pub struct AgentCalls {
     pub results: Arc<ResultStore>,
     pub cap: InlineCap,
     pub allow_arbitrary_code: bool,
+    /// `--mrtr`: approval through the client's form where it has one.
+    pub ask_with_form: bool,
 }
 
 /// Words a pipeline refusal for an agent: the Connector's own envelope when it sent one,

@@ -9,6 +9,7 @@
 //!   notification guard and the EOF signal.
 //! - `exposure`: compact or native, and which profile (resolved once at startup).
 //! - `tools`, `envelope`: the compact tool definitions and the one result shape.
+//! - `task_ext`: MCP Tasks records for durable task ids.
 //! - `native`: native tool definitions from catalog entries (schemas, annotations, refusals).
 //! - `surface`: the published list: its lifecycle, paging and `tools/list_changed`.
 //! - `args`: strict decoding of the compact tools' arguments.
@@ -49,23 +50,35 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Options of `hera-agent-unity mcp`, resolved by the CLI (flags over environment).
-#[derive(Debug, Clone, Default)]
+/// Options of `hera-agent-unity mcp`, resolved by the command line (every flag with its
+/// environment variable, see `mcp --help`).
+#[derive(Debug, Clone)]
 pub struct McpOptions {
+    /// `HERA_MCP_ENABLED`: the server is off unless set.
+    pub enabled: bool,
     /// `--transport`; only `stdio` exists.
     pub transport: String,
-    /// `--exposure`; `None` falls back to `HERA_MCP_EXPOSURE`, then `compact`.
+    /// `--exposure`; `None` means `compact`.
     pub exposure: Option<String>,
-    /// `--profile`; `None` falls back to `HERA_MCP_PROFILE`, then `core`.
+    /// `--profile`; `None` means `core`.
     pub profile: Option<String>,
     /// Global `--project` (`HERA_AGENT_PROJECT`).
     pub project: Option<String>,
     /// Global `--port` (`HERA_AGENT_PORT`).
     pub port: Option<u16>,
-    /// Global `--timeout` in ms (`HERA_AGENT_TIMEOUT_MS`); per Editor request.
-    pub timeout_ms: Option<u64>,
-    /// `--allow-arbitrary-code` (or `HERA_MCP_ALLOW_ARBITRARY_CODE`).
+    /// Global `--timeout` (`HERA_AGENT_TIMEOUT_MS`); per Editor request.
+    pub timeout: Duration,
+    /// `--allow-arbitrary-code`.
     pub allow_arbitrary_code: bool,
+    /// `--mrtr`: ask through the client's form where it has one; false: token round trip only.
+    pub ask_with_form: bool,
+    /// `--page-size`; `None` means [`DEFAULT_PAGE_SIZE`].
+    pub page_size: Option<usize>,
+    /// `--max-inline-bytes`, unparsed (checked by the results module).
+    pub max_inline_bytes: Option<String>,
+    /// `--result-retention-secs` and `--result-cache-bytes`, unparsed.
+    pub result_retention_secs: Option<String>,
+    pub result_cache_bytes: Option<String>,
 }
 
 /// The longest a call waits for a busy Editor before answering a retryable refusal: under the
@@ -76,16 +89,6 @@ const AGENT_READY_WAIT: Duration = Duration::from_secs(20);
 /// that close stdin kill the process tree 5 s later; we must be gone well before.
 const EOF_GRACE: Duration = Duration::from_millis(300);
 
-/// `1/true/yes/on` (any case) are true; anything else, including unset, is false.
-pub fn env_flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| {
-        matches!(
-            v.trim().to_ascii_lowercase().as_str(),
-            "1" | "true" | "yes" | "on"
-        )
-    })
-}
-
 fn refuse(message: &str) -> ExitCode {
     eprintln!("Error: {message}");
     ExitCode::from(1)
@@ -94,7 +97,7 @@ fn refuse(message: &str) -> ExitCode {
 /// Runs the MCP server on stdin/stdout until the client closes stdin. Nothing but JSON-RPC
 /// frames is ever written to stdout; every refusal goes to stderr with a non-zero exit.
 pub fn run(opts: McpOptions) -> ExitCode {
-    if !env_flag("HERA_MCP_ENABLED") {
+    if !opts.enabled {
         return refuse(
             "the MCP server is disabled by default. Enable it by setting HERA_MCP_ENABLED=1 in \
              the environment of the MCP client's server entry (for example \
@@ -111,43 +114,34 @@ pub fn run(opts: McpOptions) -> ExitCode {
             "unsupported MCP transport {transport:?}; only stdio is available (--transport stdio)"
         ));
     }
-    let allow_arbitrary_code =
-        opts.allow_arbitrary_code || env_flag("HERA_MCP_ALLOW_ARBITRARY_CODE");
-    let from_env = |flag: &Option<String>, var: &str| {
-        flag.clone()
-            .filter(|e| !e.trim().is_empty())
-            .or_else(|| std::env::var(var).ok())
-    };
+    let allow_arbitrary_code = opts.allow_arbitrary_code;
     let exposure = match exposure::resolve(
-        from_env(&opts.exposure, "HERA_MCP_EXPOSURE").as_deref(),
-        from_env(&opts.profile, "HERA_MCP_PROFILE").as_deref(),
+        opts.exposure.as_deref(),
+        opts.profile.as_deref(),
         allow_arbitrary_code,
     ) {
         Ok(e) => e,
         Err(e) => return refuse(&e),
     };
-    let page_size = match page_size_from_env() {
-        Ok(n) => n,
-        Err(e) => return refuse(&e),
+    let page_size = opts.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
+    let inline_cap = match opts
+        .max_inline_bytes
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        None => crate::results::InlineCap::default(),
+        Some(t) => match crate::results::InlineCap::parse(t) {
+            Ok(c) => c,
+            Err(e) => return refuse(&e.to_string()),
+        },
     };
-    let timeout_ms = opts
-        .timeout_ms
-        .unwrap_or(crate::connector::DEFAULT_TIMEOUT.as_millis() as u64);
-    if timeout_ms == 0 {
-        return refuse(
-            "the MCP timeout must be greater than zero (--timeout / HERA_AGENT_TIMEOUT_MS)",
-        );
-    }
-    let inline_cap = match crate::results::InlineCap::from_env() {
+    let store = match crate::results::StoreConfig::parse(
+        opts.result_retention_secs.as_deref(),
+        opts.result_cache_bytes.as_deref(),
+    ) {
         Ok(c) => c,
         Err(e) => return refuse(&e.to_string()),
     };
-    let store = match crate::results::StoreConfig::from_env() {
-        Ok(c) => c,
-        Err(e) => return refuse(&e.to_string()),
-    };
-
-    init_tracing();
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -157,14 +151,13 @@ pub fn run(opts: McpOptions) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return refuse(&format!("cannot start the async runtime: {e}")),
     };
-    let timeout = Duration::from_millis(timeout_ms);
     let session_opts = SessionOptions {
         project: opts.project.clone(),
         port: opts.port,
-        timeout,
+        timeout: opts.timeout,
         // An agent's client times a request out after about 30 s: a longer wait for a busy
         // Editor would end in the client's timeout instead of our retryable answer.
-        ready_wait: timeout.min(AGENT_READY_WAIT),
+        ready_wait: opts.timeout.min(AGENT_READY_WAIT),
         appear_wait: Duration::ZERO,
     };
     let code = runtime.block_on(serve(
@@ -173,6 +166,7 @@ pub fn run(opts: McpOptions) -> ExitCode {
         store,
         exposure,
         allow_arbitrary_code,
+        opts.ask_with_form,
         page_size,
     ));
     // Whatever is still running (a handler waiting on the Editor, the heartbeat watch, the
@@ -181,44 +175,13 @@ pub fn run(opts: McpOptions) -> ExitCode {
     code
 }
 
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    // main may already have installed a subscriber; then keep it.
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
-}
-
-/// `HERA_MCP_PAGE_SIZE`: tools per `tools/list` page (1..=1000); absent or empty means
-/// [`DEFAULT_PAGE_SIZE`].
-fn page_size_from_env() -> Result<usize, String> {
-    match std::env::var("HERA_MCP_PAGE_SIZE") {
-        Err(_) => Ok(DEFAULT_PAGE_SIZE),
-        Ok(v) if v.trim().is_empty() => Ok(DEFAULT_PAGE_SIZE),
-        Ok(v) => v
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|n| (1..=surface::MAX_PAGE_SIZE).contains(n))
-            .ok_or_else(|| {
-                format!(
-                    "HERA_MCP_PAGE_SIZE must be a whole number from 1 to {} (tools per \
-                     tools/list page), not {v:?}",
-                    surface::MAX_PAGE_SIZE
-                )
-            }),
-    }
-}
-
 async fn serve(
     session_opts: SessionOptions,
     inline_cap: crate::results::InlineCap,
     store: crate::results::StoreConfig,
     exposure: Exposure,
     allow_arbitrary_code: bool,
+    ask_with_form: bool,
     page_size: usize,
 ) -> ExitCode {
     let session = Arc::new(Session::new(session_opts));
@@ -230,6 +193,7 @@ async fn serve(
         session: session.clone(),
         cap: inline_cap,
         allow_arbitrary_code,
+        ask_with_form,
     });
     let watch = session.clone().start_watch();
     let native = exposure.is_native();

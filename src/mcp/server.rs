@@ -82,7 +82,11 @@ impl HeraServer {
         });
         let cx = CallContext {
             progress,
-            approver: approver_for(ctx, request),
+            approver: if self.calls.ask_with_form {
+                approver_for(ctx, request)
+            } else {
+                AgentApprover::Token
+            },
             tasks: ctx
                 .client_capabilities()
                 .is_some_and(|c| c.supports_tasks()),

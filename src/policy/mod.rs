@@ -4,6 +4,7 @@
 //!
 //! The Connector re-checks everything; these checks exist so that a call that would be refused
 //! (or that must not be sent without a human's yes) is stopped before it reaches the Editor.
+//! `approval` checks a token locally against the call it is about to authorize.
 
 mod approval;
 

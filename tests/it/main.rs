@@ -9,6 +9,7 @@
 //!   the one place a person and an agent are treated differently.
 //! - `search_quality`: recall of `tool_search` on committed query sets.
 //! - `interop`: real MCP clients (installed by `.ci/run`).
+//! - `tidy`: the code map's invariants, read from the source tree.
 
 mod support;
 
@@ -28,3 +29,4 @@ mod mcp_project_following;
 mod mcp_protocol;
 mod parity;
 mod search_quality;
+mod tidy;
