@@ -8,8 +8,10 @@
 mod call;
 mod context;
 mod doctor;
+mod generated;
 mod list;
 mod output;
+pub mod setup;
 mod status;
 pub mod task;
 
@@ -177,6 +179,17 @@ EXAMPLES:
         after_help = "EXAMPLES:\n  HERA_MCP_ENABLED=1 hera-agent-unity mcp\n  HERA_MCP_ENABLED=1 hera-agent-unity --project MyGame mcp --transport stdio --exposure compact"
     )]
     Mcp(McpArgs),
+    /// Add this binary to an MCP client's configuration (or take it out with --remove).
+    Setup(setup::SetupArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(after_help = "EXAMPLES:\n  hera-agent-unity completions bash > ~/.local/share/bash-completion/completions/hera-agent-unity\n  hera-agent-unity completions zsh > \"${fpath[1]}/_hera-agent-unity\"\n  hera-agent-unity completions fish > ~/.config/fish/completions/hera-agent-unity.fish")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    #[command(hide = true)]
+    Man,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -269,9 +282,15 @@ pub fn main() -> ExitCode {
         });
     }
     init_tracing();
-    if let Command::Version = cli.command {
-        println!("hera-agent-unity {}", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
+    match &cli.command {
+        Command::Version => {
+            println!("hera-agent-unity {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Command::Setup(args) => return exit_code(setup::run(&cli.globals, args)),
+        Command::Completions { shell } => return exit_code(generated::completions(*shell)),
+        Command::Man => return exit_code(generated::man_page()),
+        _ => {}
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -294,9 +313,17 @@ pub fn main() -> ExitCode {
             Command::Task(TaskCommand::Status { id, json }) => {
                 task::run_status(&globals, &id, json).await
             }
-            Command::Version | Command::Mcp(_) => unreachable!("handled above"),
+            Command::Version
+            | Command::Mcp(_)
+            | Command::Setup(_)
+            | Command::Completions { .. }
+            | Command::Man => unreachable!("handled above"),
         }
     });
+    exit_code(result)
+}
+
+fn exit_code(result: Result<u8, Failure>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
