@@ -520,6 +520,12 @@ fn write_json(v: &Json, indent: &str, level: usize, out: &mut String) {
         Json::String(s) => out.push_str(&serde_json::to_string(s).expect("a string serializes")),
         Json::Array(items) if items.is_empty() => out.push_str("[]"),
         Json::Object(members) if members.is_empty() => out.push_str("{}"),
+        // A short list of plain values stays on one line (`"args": ["-y", "pkg"]`), the way
+        // people and the clients' own documentation write them, so a re-written file stays close
+        // to its original.
+        Json::Array(items) if inline_array(items).is_some_and(|s| s.len() <= 80) => {
+            out.push_str(&inline_array(items).expect("checked"));
+        }
         Json::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -545,6 +551,20 @@ fn write_json(v: &Json, indent: &str, level: usize, out: &mut String) {
             out.push('}');
         }
     }
+}
+
+fn inline_array(items: &[Json]) -> Option<String> {
+    let mut parts = Vec::with_capacity(items.len());
+    for item in items {
+        parts.push(match item {
+            Json::Null => "null".to_string(),
+            Json::Bool(b) => b.to_string(),
+            Json::Number(n) => n.clone(),
+            Json::String(s) => serde_json::to_string(s).ok()?,
+            Json::Array(_) | Json::Object(_) => return None,
+        });
+    }
+    Some(format!("[{}]", parts.join(", ")))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1095,13 +1115,14 @@ pub fn run(globals: &super::GlobalArgs, a: &SetupArgs) -> Result<u8, Failure> {
     };
     crate::platform::fs::write_atomic_keeping_mode(&path, result.text.as_bytes())
         .map_err(|e| io_failure("write", &path, &e))?;
-    let verb = match result.change {
-        Change::Added if before.is_none() => "created with",
-        Change::Added => "added",
-        Change::Updated => "updated",
-        _ => "removed",
+    let what = match result.change {
+        Change::Added if before.is_none() => "created with server",
+        Change::Added => "added server",
+        Change::Updated => "updated server",
+        _ => "removed server",
     };
-    println!("{title}: {verb} server {:?} in {shown}", a.name);
+    let place = if a.remove { "from" } else { "in" };
+    println!("{title}: {what} {:?} {place} {shown}", a.name);
     if let Some(b) = &saved {
         println!("backup: {}", b.display());
     }
@@ -1202,7 +1223,7 @@ mod tests {
         let e = edit(shape, "f", Some(before), "unity", Some(&entry()), false).unwrap();
         assert_eq!(e.change, Change::Added);
         assert!(e.text.starts_with("{\n    \"zeta\": 1.50,"), "{}", e.text);
-        assert!(e.text.contains("\"alpha\": [\n        1e3\n    ]"), "{}", e.text);
+        assert!(e.text.contains("\"alpha\": [1e3]"), "{}", e.text);
         assert!(e.text.find("\"other\"").unwrap() < e.text.find("\"unity\"").unwrap());
         // Running it again is a no-op, whatever the layout.
         let again = edit(shape, "f", Some(&e.text), "unity", Some(&entry()), false).unwrap();
