@@ -21,7 +21,11 @@ fn doctor(home: &Home) -> Value {
 }
 
 fn find<'a>(report: &'a Value, id: &str) -> Option<&'a Value> {
-    report["checks"].as_array().unwrap().iter().find(|c| c["id"] == id)
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
 }
 
 fn write(home: &Home, rel: &str, text: &str) {
@@ -31,7 +35,10 @@ fn write(home: &Home, rel: &str, text: &str) {
 }
 
 fn this_binary() -> String {
-    std::fs::canonicalize(BIN).unwrap().to_string_lossy().into_owned()
+    std::fs::canonicalize(BIN)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
@@ -40,7 +47,13 @@ fn no_client_configured_is_a_warning_naming_setup() {
     let report = doctor(&home);
     let c = find(&report, "clients").unwrap_or_else(|| panic!("{report}"));
     assert_eq!(c["status"], "warn");
-    assert!(c["fix"].as_str().unwrap().contains("hera-agent-unity setup"), "{c}");
+    assert!(
+        c["fix"]
+            .as_str()
+            .unwrap()
+            .contains("hera-agent-unity setup"),
+        "{c}"
+    );
 }
 
 #[test]
@@ -56,7 +69,10 @@ fn misconfigured_clients_are_named_with_their_fix() {
     write(
         &home,
         ".config/Code/User/mcp.json",
-        &format!(r#"{{"servers":{{"hera":{{"type":"stdio","command":"{}","args":["mcp"]}}}}}}"#, this_binary()),
+        &format!(
+            r#"{{"servers":{{"hera":{{"type":"stdio","command":"{}","args":["mcp"]}}}}}}"#,
+            this_binary()
+        ),
     );
     // Windsurf runs another copy that exists.
     let other = home.path().join("old-build/hera-agent-unity");
@@ -65,35 +81,79 @@ fn misconfigured_clients_are_named_with_their_fix() {
     write(
         &home,
         ".codeium/windsurf/mcp_config.json",
-        &format!(r#"{{"mcpServers":{{"unity":{{"command":"{}","env":{{"HERA_MCP_ENABLED":"1"}}}}}}}}"#, other.display()),
+        &format!(
+            r#"{{"mcpServers":{{"unity":{{"command":"{}","env":{{"HERA_MCP_ENABLED":"1"}}}}}}}}"#,
+            other.display()
+        ),
     );
     // Codex's file does not parse.
-    write(&home, ".codex/config.toml", "[mcp_servers.unity\ncommand = \"x\"\n");
+    write(
+        &home,
+        ".codex/config.toml",
+        "[mcp_servers.unity\ncommand = \"x\"\n",
+    );
     // Claude Desktop has only other servers: nothing to report.
-    write(&home, ".config/Claude/claude_desktop_config.json", r#"{"mcpServers":{"fs":{"command":"npx"}}}"#);
+    write(
+        &home,
+        ".config/Claude/claude_desktop_config.json",
+        r#"{"mcpServers":{"fs":{"command":"npx"}}}"#,
+    );
 
     let report = doctor(&home);
     let cursor = find(&report, "client_cursor").unwrap_or_else(|| panic!("{report}"));
     assert_eq!(cursor["status"], "fail", "{cursor}");
-    assert!(cursor["detail"].as_str().unwrap().contains("does not exist"), "{cursor}");
-    assert!(cursor["fix"].as_str().unwrap().contains("hera-agent-unity setup cursor"), "{cursor}");
+    assert!(
+        cursor["detail"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist"),
+        "{cursor}"
+    );
+    assert!(
+        cursor["fix"]
+            .as_str()
+            .unwrap()
+            .contains("hera-agent-unity setup cursor"),
+        "{cursor}"
+    );
 
     let vscode = find(&report, "client_vscode").unwrap();
     assert_eq!(vscode["status"], "fail", "{vscode}");
-    assert!(vscode["detail"].as_str().unwrap().contains("HERA_MCP_ENABLED"), "{vscode}");
     assert!(
-        vscode["fix"].as_str().unwrap().contains("hera-agent-unity setup vscode --name hera"),
+        vscode["detail"]
+            .as_str()
+            .unwrap()
+            .contains("HERA_MCP_ENABLED"),
+        "{vscode}"
+    );
+    assert!(
+        vscode["fix"]
+            .as_str()
+            .unwrap()
+            .contains("hera-agent-unity setup vscode --name hera"),
         "the fix names the entry: {vscode}"
     );
 
     let windsurf = find(&report, "client_windsurf").unwrap();
     assert_eq!(windsurf["status"], "warn", "{windsurf}");
-    assert!(windsurf["detail"].as_str().unwrap().contains("another copy"), "{windsurf}");
-    assert!(windsurf["fix"].as_str().unwrap().contains("setup windsurf"), "{windsurf}");
+    assert!(
+        windsurf["detail"]
+            .as_str()
+            .unwrap()
+            .contains("another copy"),
+        "{windsurf}"
+    );
+    assert!(
+        windsurf["fix"].as_str().unwrap().contains("setup windsurf"),
+        "{windsurf}"
+    );
 
     let codex = find(&report, "client_codex").unwrap();
     assert_eq!(codex["status"], "warn", "{codex}");
-    assert!(codex["detail"].as_str().unwrap().contains("not valid TOML"), "{codex}");
+    assert!(
+        codex["detail"].as_str().unwrap().contains("not valid TOML"),
+        "{codex}"
+    );
     assert!(codex["fix"].is_string());
 
     assert!(find(&report, "client_claude_desktop").is_none(), "{report}");
@@ -118,7 +178,10 @@ fn misconfigured_clients_are_named_with_their_fix() {
     for id in ["client_cursor", "client_vscode", "client_windsurf"] {
         let c = find(&report, id).unwrap();
         assert_eq!(c["status"], "ok", "{c}");
-        assert!(c["detail"].as_str().unwrap().contains("runs this binary"), "{c}");
+        assert!(
+            c["detail"].as_str().unwrap().contains("runs this binary"),
+            "{c}"
+        );
         assert!(c.get("fix").is_none(), "{c}");
     }
 }

@@ -127,15 +127,24 @@ const JSON_CLIENTS: [JsonClient; 5] = [
 
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON ({e}):\n{text}", path.display()))
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON ({e}):\n{text}", path.display()))
 }
 
 fn backups(path: &Path) -> Vec<PathBuf> {
-    let prefix = format!("{}.hera-backup-", path.file_name().unwrap().to_string_lossy());
+    let prefix = format!(
+        "{}.hera-backup-",
+        path.file_name().unwrap().to_string_lossy()
+    );
     let mut v: Vec<PathBuf> = std::fs::read_dir(path.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&prefix)
+        })
         .collect();
     v.sort();
     v
@@ -144,11 +153,20 @@ fn backups(path: &Path) -> Vec<PathBuf> {
 /// Our entry as each client must hold it.
 fn assert_our_entry(c: &JsonClient, entry: &Value, project: Option<&str>) {
     assert_eq!(entry["command"], this_binary(), "{}: {entry}", c.id);
-    assert_eq!(entry["args"], json!(["mcp", "--transport", "stdio"]), "{}", c.id);
+    assert_eq!(
+        entry["args"],
+        json!(["mcp", "--transport", "stdio"]),
+        "{}",
+        c.id
+    );
     assert_eq!(entry["env"]["HERA_MCP_ENABLED"], "1", "{}", c.id);
     match project {
         Some(p) => assert_eq!(entry["env"]["HERA_AGENT_PROJECT"], p, "{}", c.id),
-        None => assert!(entry["env"].get("HERA_AGENT_PROJECT").is_none(), "{}: {entry}", c.id),
+        None => assert!(
+            entry["env"].get("HERA_AGENT_PROJECT").is_none(),
+            "{}: {entry}",
+            c.id
+        ),
     }
     if c.typed {
         assert_eq!(entry["type"], "stdio", "{}", c.id);
@@ -164,12 +182,20 @@ fn a_missing_or_empty_file_gets_just_our_entry_in_the_clients_real_location() {
         let path = home.path().join(c.file);
         let r = run_setup(&home, &["setup", c.id]);
         r.expect(0);
-        assert!(r.stdout.contains(&path.display().to_string()), "{}: {}", c.id, r.stdout);
+        assert!(
+            r.stdout.contains(&path.display().to_string()),
+            "{}: {}",
+            c.id,
+            r.stdout
+        );
         let doc = read_json(&path);
         let servers = doc[c.key].as_object().unwrap();
         assert_eq!(servers.len(), 1, "{}: {doc}", c.id);
         assert_our_entry(c, &doc[c.key]["unity"], None);
-        assert!(backups(&path).is_empty(), "nothing to back up for a new file");
+        assert!(
+            backups(&path).is_empty(),
+            "nothing to back up for a new file"
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -199,7 +225,11 @@ fn existing_files_keep_every_other_server_and_key_and_a_backup() {
         std::fs::write(&path, c.existing).unwrap();
         let original: Value = serde_json::from_str(c.existing).unwrap();
 
-        run_setup(&home, &["--project", "/home/me/Unity/My Game", "setup", c.id]).expect(0);
+        run_setup(
+            &home,
+            &["--project", "/home/me/Unity/My Game", "setup", c.id],
+        )
+        .expect(0);
         let doc = read_json(&path);
         assert_our_entry(c, &doc[c.key]["unity"], Some("/home/me/Unity/My Game"));
         // Every other top-level key and every other server is exactly as it was.
@@ -208,10 +238,21 @@ fn existing_files_keep_every_other_server_and_key_and_a_backup() {
         assert_eq!(without_ours, original, "{}", c.id);
         let b = backups(&path);
         assert_eq!(b.len(), 1, "{}", c.id);
-        assert_eq!(std::fs::read_to_string(&b[0]).unwrap(), c.existing, "{}", c.id);
+        assert_eq!(
+            std::fs::read_to_string(&b[0]).unwrap(),
+            c.existing,
+            "{}",
+            c.id
+        );
         // Member order is kept: the servers that were there come first.
         let text = std::fs::read_to_string(&path).unwrap();
-        let first_other = original[c.key].as_object().unwrap().keys().next().unwrap().clone();
+        let first_other = original[c.key]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
         assert!(
             text.find(&format!("\"{first_other}\"")).unwrap() < text.find("\"unity\"").unwrap(),
             "{}: {text}",
@@ -242,8 +283,18 @@ fn running_setup_again_changes_nothing_and_a_new_pin_updates_in_place() {
         let after_first = std::fs::read(&path).unwrap();
         let r = run_setup(&home, &["setup", c.id]);
         r.expect(0);
-        assert!(r.stdout.contains("nothing changed"), "{}: {}", c.id, r.stdout);
-        assert_eq!(std::fs::read(&path).unwrap(), after_first, "{}: byte for byte", c.id);
+        assert!(
+            r.stdout.contains("nothing changed"),
+            "{}: {}",
+            c.id,
+            r.stdout
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            after_first,
+            "{}: byte for byte",
+            c.id
+        );
         assert_eq!(backups(&path).len(), 1, "{}: no backup for a no-op", c.id);
 
         // A user's own addition inside our entry survives a re-run with a pin.
@@ -279,13 +330,28 @@ fn an_unparseable_file_is_left_untouched_with_a_clear_error() {
             r.expect(1);
             let err = r.error();
             assert!(
-                matches!(err["code"].as_str(), Some("CONFIG_UNPARSEABLE" | "CONFIG_UNEXPECTED_SHAPE")),
+                matches!(
+                    err["code"].as_str(),
+                    Some("CONFIG_UNPARSEABLE" | "CONFIG_UNEXPECTED_SHAPE")
+                ),
                 "{}: {err}",
                 c.id
             );
-            assert!(err["message"].as_str().unwrap().contains("Nothing was written"), "{err}");
+            assert!(
+                err["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Nothing was written"),
+                "{err}"
+            );
             // The suggestion carries the entry to add by hand.
-            assert!(err["suggestions"][0].as_str().unwrap().contains(&this_binary()), "{err}");
+            assert!(
+                err["suggestions"][0]
+                    .as_str()
+                    .unwrap()
+                    .contains(&this_binary()),
+                "{err}"
+            );
             assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{}", c.id);
             assert!(backups(&path).is_empty(), "{}", c.id);
         }
@@ -296,7 +362,11 @@ fn an_unparseable_file_is_left_untouched_with_a_clear_error() {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, broken[1]).unwrap();
     let r = run_setup(&home, &["setup", "cursor"]);
-    assert!(r.error()["message"].as_str().unwrap().contains("line 2"), "{}", r.stderr);
+    assert!(
+        r.error()["message"].as_str().unwrap().contains("line 2"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -318,7 +388,10 @@ fn a_foreign_entry_of_the_same_name_is_kept_unless_forced() {
     assert_eq!(doc["mcpServers"]["unity"]["command"], "npx");
     assert_eq!(doc["mcpServers"]["hera"]["command"], this_binary());
     run_setup(&home, &["setup", "cursor", "--force"]).expect(0);
-    assert_eq!(read_json(&path)["mcpServers"]["unity"]["command"], this_binary());
+    assert_eq!(
+        read_json(&path)["mcpServers"]["unity"]["command"],
+        this_binary()
+    );
 }
 
 #[test]
@@ -327,13 +400,28 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     let path = home.path().join(".codeium/windsurf/mcp_config.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, JSON_CLIENTS[4].existing).unwrap();
-    let r = run_setup(&home, &["setup", "windsurf", "--dry-run", "--exposure", "full"]);
+    let r = run_setup(
+        &home,
+        &["setup", "windsurf", "--dry-run", "--exposure", "full"],
+    );
     r.expect(0);
     assert!(r.stdout.contains("+++ "), "{}", r.stdout);
-    assert!(r.stdout.contains(&format!("+      \"command\": \"{}\"", this_binary())), "{}", r.stdout);
-    assert!(r.stdout.contains("\"--exposure\", \"full\""), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains(&format!("+      \"command\": \"{}\"", this_binary())),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("\"--exposure\", \"full\""),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("nothing was written"));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), JSON_CLIENTS[4].existing);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        JSON_CLIENTS[4].existing
+    );
     assert!(backups(&path).is_empty());
     // A missing file stays missing.
     let home = Home::new();
@@ -360,7 +448,12 @@ fn claude_code_prints_the_equivalent_claude_mcp_add_line() {
         )
     );
     let r = run_setup(&home, &["setup", "claude-code", "--remove"]);
-    assert!(r.stdout.contains("equivalent: claude mcp remove --scope user unity"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("equivalent: claude mcp remove --scope user unity"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -371,12 +464,31 @@ fn codex_toml_keeps_comments_and_other_tables() {
     // Missing file first.
     run_setup(&home, &["setup", "codex"]).expect(0);
     let doc: toml_edit::DocumentMut = std::fs::read_to_string(&path).unwrap().parse().unwrap();
-    assert_eq!(doc["mcp_servers"]["unity"]["command"].as_str(), Some(this_binary().as_str()));
-    assert_eq!(doc["mcp_servers"]["unity"]["env"]["HERA_MCP_ENABLED"].as_str(), Some("1"));
+    assert_eq!(
+        doc["mcp_servers"]["unity"]["command"].as_str(),
+        Some(this_binary().as_str())
+    );
+    assert_eq!(
+        doc["mcp_servers"]["unity"]["env"]["HERA_MCP_ENABLED"].as_str(),
+        Some("1")
+    );
     std::fs::remove_file(&path).unwrap();
 
     std::fs::write(&path, existing).unwrap();
-    run_setup(&home, &["--project", "/p/Game", "setup", "codex", "--exposure", "profile", "--profile", "scene"]).expect(0);
+    run_setup(
+        &home,
+        &[
+            "--project",
+            "/p/Game",
+            "setup",
+            "codex",
+            "--exposure",
+            "profile",
+            "--profile",
+            "scene",
+        ],
+    )
+    .expect(0);
     let text = std::fs::read_to_string(&path).unwrap();
     // Every line that was there is still there, in order (comments included).
     let mut rest = text.lines();
@@ -386,15 +498,46 @@ fn codex_toml_keeps_comments_and_other_tables() {
     let doc: toml_edit::DocumentMut = text.parse().unwrap();
     let u = &doc["mcp_servers"]["unity"];
     assert_eq!(u["command"].as_str(), Some(this_binary().as_str()));
-    let args: Vec<&str> = u["args"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    assert_eq!(args, ["mcp", "--transport", "stdio", "--exposure", "profile", "--profile", "scene"]);
+    let args: Vec<&str> = u["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            "mcp",
+            "--transport",
+            "stdio",
+            "--exposure",
+            "profile",
+            "--profile",
+            "scene"
+        ]
+    );
     assert_eq!(u["env"]["HERA_MCP_ENABLED"].as_str(), Some("1"));
     assert_eq!(u["env"]["HERA_AGENT_PROJECT"].as_str(), Some("/p/Game"));
-    assert_eq!(doc["mcp_servers"]["docs"]["env"]["API_KEY"].as_str(), Some("secret"));
+    assert_eq!(
+        doc["mcp_servers"]["docs"]["env"]["API_KEY"].as_str(),
+        Some("secret")
+    );
     assert_eq!(backups(&path).len(), 1);
 
     // Already set up: byte for byte the same, no new backup.
-    let r = run_setup(&home, &["--project", "/p/Game", "setup", "codex", "--exposure", "profile", "--profile", "scene"]);
+    let r = run_setup(
+        &home,
+        &[
+            "--project",
+            "/p/Game",
+            "setup",
+            "codex",
+            "--exposure",
+            "profile",
+            "--profile",
+            "scene",
+        ],
+    );
     r.expect(0);
     assert!(r.stdout.contains("nothing changed"), "{}", r.stdout);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
@@ -418,15 +561,29 @@ fn codex_toml_keeps_comments_and_other_tables() {
 fn config_override_and_bad_arguments() {
     let home = Home::new();
     let custom = home.path().join("elsewhere/project-mcp.json");
-    run_setup(&home, &["setup", "vscode", "--config", custom.to_str().unwrap()]).expect(0);
+    run_setup(
+        &home,
+        &["setup", "vscode", "--config", custom.to_str().unwrap()],
+    )
+    .expect(0);
     assert_eq!(read_json(&custom)["servers"]["unity"]["type"], "stdio");
     assert!(!home.path().join(".config/Code/User/mcp.json").exists());
 
     let r = run_setup(&home, &["setup", "cursor", "--profile", "nope"]);
     r.expect(2);
-    assert!(r.error()["message"].as_str().unwrap().contains("unknown profile"), "{}", r.stderr);
+    assert!(
+        r.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown profile"),
+        "{}",
+        r.stderr
+    );
     run_setup(&home, &["setup", "cursor", "--profile", "advanced"]).expect(2);
     run_setup(&home, &["setup", "cursor", "--name", "bad name"]).expect(2);
     run_setup(&home, &["setup", "notepad"]).expect(2);
-    assert!(!home.path().join(".cursor/mcp.json").exists(), "no write on a usage error");
+    assert!(
+        !home.path().join(".cursor/mcp.json").exists(),
+        "no write on a usage error"
+    );
 }

@@ -11,9 +11,14 @@ fn load(rel: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
+/// One way to break the listing, named.
+type Breakage = (&'static str, Box<dyn Fn(&mut Value)>);
+
 fn errors(schema: &Value, doc: &Value) -> Vec<String> {
     let v = jsonschema::validator_for(schema).expect("the schema compiles");
-    v.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path)).collect()
+    v.iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect()
 }
 
 #[test]
@@ -23,16 +28,37 @@ fn server_json_is_valid_and_the_schema_rejects_what_the_registry_rejects() {
     assert_eq!(errors(&schema, &doc), Vec::<String>::new());
 
     // The schema is not vacuous: each of the registry's refusals is a refusal here too.
-    let broken: [(&str, Box<dyn Fn(&mut Value)>); 7] = [
-        ("long description", Box::new(|d| d["description"] = json!("x".repeat(101)))),
-        ("two slashes", Box::new(|d| d["name"] = json!("io.github/a/b"))),
+    let broken: [Breakage; 7] = [
+        (
+            "long description",
+            Box::new(|d| d["description"] = json!("x".repeat(101))),
+        ),
+        (
+            "two slashes",
+            Box::new(|d| d["name"] = json!("io.github/a/b")),
+        ),
         ("a range", Box::new(|d| d["version"] = json!("^0.1.0"))),
-        ("latest", Box::new(|d| d["packages"][0]["version"] = json!("latest"))),
-        ("1.x", Box::new(|d| d["packages"][0]["version"] = json!("1.x"))),
-        ("no transport", Box::new(|d| {
-            d["packages"][0].as_object_mut().unwrap().remove("transport");
-        })),
-        ("a typo", Box::new(|d| d["packages"][0]["enviromentVariables"] = json!([]))),
+        (
+            "latest",
+            Box::new(|d| d["packages"][0]["version"] = json!("latest")),
+        ),
+        (
+            "1.x",
+            Box::new(|d| d["packages"][0]["version"] = json!("1.x")),
+        ),
+        (
+            "no transport",
+            Box::new(|d| {
+                d["packages"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("transport");
+            }),
+        ),
+        (
+            "a typo",
+            Box::new(|d| d["packages"][0]["enviromentVariables"] = json!([])),
+        ),
     ];
     for (what, change) in broken {
         let mut d = doc.clone();
@@ -57,7 +83,10 @@ fn server_json_agrees_with_the_package_and_the_binary() {
         .collect();
     assert_eq!(args, ["mcp", "--transport", "stdio"]);
     // Every variable the listing names is one the binary documents in its own help.
-    let help = std::process::Command::new(BIN).arg("--help").output().unwrap();
+    let help = std::process::Command::new(BIN)
+        .arg("--help")
+        .output()
+        .unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     for v in pkg["environmentVariables"].as_array().unwrap() {
         let name = v["name"].as_str().unwrap();

@@ -97,7 +97,11 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
     let chosen = match &scan {
         Some(scan) => instance_checks(g, scan, &mut out),
         None => {
-            out.push(skip("instances", "instances found", "no heartbeat directory"));
+            out.push(skip(
+                "instances",
+                "instances found",
+                "no heartbeat directory",
+            ));
             out.push(skip("selection", "chosen instance", "no running Editor"));
             None
         }
@@ -125,13 +129,17 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
     if http_ok {
         out.push(catalog_check(g, &client).await);
     } else {
-        out.push(skip("catalog", "catalog fetch and hash", "HTTP unreachable"));
+        out.push(skip(
+            "catalog",
+            "catalog fetch and hash",
+            "HTTP unreachable",
+        ));
     }
     out.extend(local_checks(g));
     out
 }
 
-/// 1. The heartbeat directory: the scan that every later Editor check reads.
+/// Step 1, the heartbeat directory: the scan that every later Editor check reads.
 fn heartbeat_dir_check(g: &Globals, out: &mut Vec<Check>) -> Option<discovery::Scan> {
     let dir = g.home.instances_dir();
     let home_note = match user_home() {
@@ -166,7 +174,7 @@ fn heartbeat_dir_check(g: &Globals, out: &mut Vec<Check>) -> Option<discovery::S
     }
 }
 
-/// 2 and 3. Which Editors are running, and which one the selection rules pick.
+/// Steps 2 and 3: which Editors are running, and which one the selection rules pick.
 fn instance_checks(
     g: &Globals,
     scan: &discovery::Scan,
@@ -249,7 +257,7 @@ fn instance_checks(
     }
 }
 
-/// 4. Liveness and age of the chosen Editor.
+/// Step 4, liveness and age of the chosen Editor.
 async fn liveness_check(inst: &discovery::Instance) -> Check {
     const TITLE: &str = "liveness and age";
     let now = now_ms();
@@ -310,7 +318,7 @@ async fn liveness_check(inst: &discovery::Instance) -> Check {
     )
 }
 
-/// 5. HTTP: any envelope from the listener proves the path works.
+/// Step 5, HTTP: any envelope from the listener proves the path works.
 async fn http_check(
     client: &ConnectorClient,
     inst: &discovery::Instance,
@@ -362,10 +370,11 @@ async fn http_check(
 /// The Connector release this binary is built and tested against, and the package line that
 /// installs it (the tag form the repository publishes).
 pub const CONNECTOR_TESTED_VERSION: &str = "0.1.3";
-pub const CONNECTOR_GIT_URL: &str = "https://github.com/NotNull92/hera-agent-unity.git?path=AgentConnector";
+pub const CONNECTOR_GIT_URL: &str =
+    "https://github.com/NotNull92/hera-agent-unity.git?path=AgentConnector";
 
-/// 6. Features: the heartbeat carries no package version, so the six feature strings are how
-/// an older Connector shows itself.
+/// Step 6, features: the heartbeat carries no package version, so the six feature strings are
+/// how an older Connector shows itself.
 fn features_check(inst: &discovery::Instance) -> Check {
     let have: Vec<String> = inst.heartbeat.features.clone().unwrap_or_default();
     let missing: Vec<&str> = ALL_FEATURES
@@ -380,7 +389,11 @@ fn features_check(inst: &discovery::Instance) -> Check {
         "missing {}{}: this AgentConnector is older than {CONNECTOR_TESTED_VERSION}, the release \
          this binary is tested against",
         missing.join(", "),
-        if have.is_empty() { " (the heartbeat lists no features)" } else { "" }
+        if have.is_empty() {
+            " (the heartbeat lists no features)"
+        } else {
+            ""
+        }
     );
     check(
         "features",
@@ -401,7 +414,7 @@ fn features_check(inst: &discovery::Instance) -> Check {
     ))
 }
 
-/// 7. Catalog: fetched, hash recomputed, stored in the cache.
+/// Step 7, catalog: fetched, hash recomputed, stored in the cache.
 async fn catalog_check(g: &Globals, client: &ConnectorClient) -> Check {
     const TITLE: &str = "catalog fetch and hash";
     let cache = CatalogCache::new(&g.home);
@@ -416,12 +429,16 @@ async fn catalog_check(g: &Globals, client: &ConnectorClient) -> Check {
                 s.domain_epoch()
             );
             if s.is_legacy() {
-                check("catalog", TITLE, Status::Warn, format!("legacy listing: {detail}")).fix(
-                    format!(
-                        "Update the package to {CONNECTOR_TESTED_VERSION} to get the strict \
-                         catalog (safety contracts, approval, profile exposure)"
-                    ),
+                check(
+                    "catalog",
+                    TITLE,
+                    Status::Warn,
+                    format!("legacy listing: {detail}"),
                 )
+                .fix(format!(
+                    "Update the package to {CONNECTOR_TESTED_VERSION} to get the strict \
+                         catalog (safety contracts, approval, profile exposure)"
+                ))
             } else {
                 check("catalog", TITLE, Status::Ok, detail)
             }
@@ -506,8 +523,8 @@ fn mcp_check() -> Check {
     }
 }
 
-/// 8. MCP clients: every client configuration that launches `hera-agent-unity`, and whether it
-/// launches this binary, with `HERA_MCP_ENABLED`, at a path that exists.
+/// Step 8, MCP clients: every client configuration that launches `hera-agent-unity`, and
+/// whether it launches this binary, with `HERA_MCP_ENABLED`, at a path that exists.
 fn client_checks() -> Vec<Check> {
     let Some(loc) = Locations::from_env() else {
         return vec![skip("clients", "MCP clients", "no home directory")];
@@ -528,7 +545,9 @@ fn client_checks() -> Vec<Check> {
                 "no MCP client configuration (Claude Code, Claude Desktop, Cursor, VS Code, Codex, \
                  Windsurf) launches hera-agent-unity",
             )
-            .fix("Run `hera-agent-unity setup <client>`, e.g. `hera-agent-unity setup claude-code`"),
+            .fix(
+                "Run `hera-agent-unity setup <client>`, e.g. `hera-agent-unity setup claude-code`",
+            ),
         );
     }
     out
@@ -541,8 +560,13 @@ fn client_check(c: Client, path: &Path, this: &Path) -> Option<Check> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {
             return Some(
-                check(c.check_id(), c.title(), Status::Warn, format!("{}: {e}", path.display()))
-                    .fix(format!("Make {} readable by this user", path.display())),
+                check(
+                    c.check_id(),
+                    c.title(),
+                    Status::Warn,
+                    format!("{}: {e}", path.display()),
+                )
+                .fix(format!("Make {} readable by this user", path.display())),
             );
         }
     };
@@ -605,7 +629,14 @@ fn client_check(c: Client, path: &Path, this: &Path) -> Option<Check> {
         }
     }
     let mut detail = format!("{shown}: ");
-    detail.push_str(&problems.iter().chain(fine.iter()).cloned().collect::<Vec<_>>().join("; "));
+    detail.push_str(
+        &problems
+            .iter()
+            .chain(fine.iter())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
     let c_check = check(c.check_id(), c.title(), worst, detail);
     Some(if worst == Status::Ok {
         c_check

@@ -52,16 +52,27 @@ mod tests {
         for sub in ["doctor", "setup", "completions", "status"] {
             assert!(text.contains(sub), "man page lacks {sub}");
         }
-        assert!(!text.contains("hera\\-agent\\-unity\\-man"), "the hidden man command stays hidden");
+        assert!(
+            !text.contains("hera\\-agent\\-unity\\-man"),
+            "the hidden man command stays hidden"
+        );
     }
 
     #[test]
     fn completions_cover_setup_clients() {
         let mut cmd = Cli::command();
         let mut out = Vec::new();
-        clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "hera-agent-unity", &mut out);
+        clap_complete::generate(
+            clap_complete::Shell::Bash,
+            &mut cmd,
+            "hera-agent-unity",
+            &mut out,
+        );
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("claude-desktop") && text.contains("windsurf"), "clients offered");
+        assert!(
+            text.contains("claude-desktop") && text.contains("windsurf"),
+            "clients offered"
+        );
         assert!(text.contains("--dry-run"));
     }
 }

@@ -1,5 +1,5 @@
-//! The everyday commands: `status`, `doctor`, `list`, `call`, `task`, `version`, and the `mcp`
-//! entry point. Each command is a small module; this file holds the command line itself
+//! The everyday commands: `status`, `doctor`, `list`, `call`, `task`, `version`, `setup`,
+//! `completions`, and the `mcp` entry point. Each command is a small module; this file holds the command line itself
 //! (`clap`), the exit codes and the output rules.
 //!
 //! Output rules: stdout carries results only (a tool's data, a listing, a report); every
@@ -74,6 +74,7 @@ const AFTER_HELP: &str = concat!(
     "  hera-agent-unity call scene close --args '{\"path\":\"Assets/Scenes/Level2.unity\"}' --yes\n",
     "  hera-agent-unity --project MyGame task list\n",
     "  HERA_MCP_ENABLED=1 hera-agent-unity mcp --transport stdio\n",
+    "  hera-agent-unity setup claude-code\n",
     "\n",
     "ENVIRONMENT:\n",
     "  HERA_AGENT_PORT, HERA_AGENT_PROJECT, HERA_AGENT_TIMEOUT_MS (default 60000), HERA_AGENT_VERBOSE,\n",
@@ -124,7 +125,7 @@ pub enum Command {
     },
     /// Check the whole setup and say how to fix what fails.
     #[command(
-        after_help = "Checks: heartbeat directory, instances found, chosen instance (liveness and age),\nHTTP reachability, features, catalog fetch and hash, result-cache permissions, MCP enablement.\n\nEXAMPLES:\n  hera-agent-unity doctor\n  hera-agent-unity doctor --json\n\nExit code 0 when nothing failed (warnings allowed), 3 when a check failed."
+        after_help = "Checks: heartbeat directory, instances found, chosen instance (liveness and age),\nHTTP reachability, features, catalog fetch and hash, result-cache permissions, MCP enablement,\nand each MCP client configuration that launches hera-agent-unity.\n\nEXAMPLES:\n  hera-agent-unity doctor\n  hera-agent-unity doctor --json\n\nExit code 0 when nothing failed (warnings allowed), 3 when a check failed."
     )]
     Doctor {
         /// Machine-readable output.
@@ -182,7 +183,9 @@ EXAMPLES:
     /// Add this binary to an MCP client's configuration (or take it out with --remove).
     Setup(setup::SetupArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
-    #[command(after_help = "EXAMPLES:\n  hera-agent-unity completions bash > ~/.local/share/bash-completion/completions/hera-agent-unity\n  hera-agent-unity completions zsh > \"${fpath[1]}/_hera-agent-unity\"\n  hera-agent-unity completions fish > ~/.config/fish/completions/hera-agent-unity.fish")]
+    #[command(
+        after_help = "EXAMPLES:\n  hera-agent-unity completions bash > ~/.local/share/bash-completion/completions/hera-agent-unity\n  hera-agent-unity completions zsh > \"${fpath[1]}/_hera-agent-unity\"\n  hera-agent-unity completions fish > ~/.config/fish/completions/hera-agent-unity.fish"
+    )]
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,

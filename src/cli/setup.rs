@@ -596,13 +596,13 @@ fn toml_edit_text(
 ) -> Result<Edit, EditError> {
     use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
     let text = before.unwrap_or("");
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        EditError::Unparseable {
-            path: path.into(),
-            format: "TOML",
-            reason: e.to_string().trim().replace('\n', " "),
-        }
-    })?;
+    let mut doc: DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| EditError::Unparseable {
+                path: path.into(),
+                format: "TOML",
+                reason: e.to_string().trim().replace('\n', " "),
+            })?;
     let wrong = |what: String| EditError::WrongShape {
         path: path.into(),
         what,
@@ -778,11 +778,12 @@ pub fn entries(shape: Shape, path: &str, text: &str) -> Result<Vec<FoundEntry>, 
         }
         Shape::Toml => {
             let doc: toml_edit::DocumentMut =
-                text.parse().map_err(|e: toml_edit::TomlError| EditError::Unparseable {
-                    path: path.into(),
-                    format: "TOML",
-                    reason: e.to_string().trim().replace('\n', " "),
-                })?;
+                text.parse()
+                    .map_err(|e: toml_edit::TomlError| EditError::Unparseable {
+                        path: path.into(),
+                        format: "TOML",
+                        reason: e.to_string().trim().replace('\n', " "),
+                    })?;
             let Some(servers) = doc.get(TOML_SERVERS).and_then(|i| i.as_table_like()) else {
                 return Ok(out);
             };
@@ -837,7 +838,10 @@ pub fn resolve_target(command: &str, this_exe: &Path) -> Target {
     let Some(path) = found else {
         return Target::Missing;
     };
-    let same = match (std::fs::canonicalize(&path), std::fs::canonicalize(this_exe)) {
+    let same = match (
+        std::fs::canonicalize(&path),
+        std::fs::canonicalize(this_exe),
+    ) {
         (Ok(a), Ok(b)) => a == b,
         _ => same_command_path(&path.to_string_lossy(), &this_exe.to_string_lossy(), os),
     };
@@ -887,8 +891,9 @@ fn edit_failure(e: &EditError, client: Client, entry_hint: Option<String>) -> Fa
 /// double quotes on Windows); plain words stay bare.
 fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c) || (cfg!(windows) && c == '\\'));
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c) || (cfg!(windows) && c == '\\')
+        });
     if plain {
         s.to_string()
     } else if cfg!(windows) {
@@ -1093,13 +1098,19 @@ pub fn run(globals: &super::GlobalArgs, a: &SetupArgs) -> Result<u8, Failure> {
             return Ok(exit::OK);
         }
         Change::Absent => {
-            println!("{title}: {shown} has no server {:?}; nothing to remove", a.name);
+            println!(
+                "{title}: {shown} has no server {:?}; nothing to remove",
+                a.name
+            );
             return Ok(exit::OK);
         }
         _ => {}
     }
     if a.dry_run {
-        print!("{}", diff(&path, before.as_deref().unwrap_or(""), &result.text));
+        print!(
+            "{}",
+            diff(&path, before.as_deref().unwrap_or(""), &result.text)
+        );
         println!("(dry run: nothing was written)");
         if let Some(line) = &equivalent {
             println!("equivalent: {line}");
@@ -1193,7 +1204,10 @@ mod tests {
             "/home/me/.config/Claude/claude_desktop_config.json"
         );
         assert_eq!(p(Client::Cursor, &win), "/C/Users/me/.cursor/mcp.json");
-        assert_eq!(p(Client::Vscode, &lin), "/home/me/.config/Code/User/mcp.json");
+        assert_eq!(
+            p(Client::Vscode, &lin),
+            "/home/me/.config/Code/User/mcp.json"
+        );
         assert_eq!(
             p(Client::Vscode, &mac),
             "/Users/me/Library/Application Support/Code/User/mcp.json"
@@ -1212,7 +1226,10 @@ mod tests {
             codex_home: Some("/cfg/codex".into()),
             ..lin.clone()
         };
-        assert_eq!(p(Client::ClaudeCode, &overridden), "/cfg/claude/.claude.json");
+        assert_eq!(
+            p(Client::ClaudeCode, &overridden),
+            "/cfg/claude/.claude.json"
+        );
         assert_eq!(p(Client::Codex, &overridden), "/cfg/codex/config.toml");
     }
 
@@ -1260,29 +1277,69 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("line 2"), "{err}");
-        let err = edit(Shape::Toml, "c.toml", Some("[mcp_servers\n"), "unity", Some(&entry()), false)
-            .unwrap_err();
-        assert!(matches!(err, EditError::Unparseable { format: "TOML", .. }), "{err}");
-        let err = edit(Client::Cursor.shape(), "f", Some("[1,2]"), "unity", Some(&entry()), false)
-            .unwrap_err();
+        let err = edit(
+            Shape::Toml,
+            "c.toml",
+            Some("[mcp_servers\n"),
+            "unity",
+            Some(&entry()),
+            false,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, EditError::Unparseable { format: "TOML", .. }),
+            "{err}"
+        );
+        let err = edit(
+            Client::Cursor.shape(),
+            "f",
+            Some("[1,2]"),
+            "unity",
+            Some(&entry()),
+            false,
+        )
+        .unwrap_err();
         assert!(matches!(err, EditError::WrongShape { .. }), "{err}");
     }
 
     #[test]
     fn toml_keeps_comments_and_other_tables_and_an_env_subtable() {
         let before = "# my codex\nmodel = \"o3\" # keep\n\n[mcp_servers.unity]\ncommand = \"/old/hera-agent-unity\"\nargs = [\"mcp\"]\nstartup_timeout_sec = 20\n\n[mcp_servers.unity.env]\nHERA_AGENT_PROJECT = \"/p\"\nOTHER = \"x\"\n\n[profiles.fast]\nmodel = \"mini\"\n";
-        let e = edit(Shape::Toml, "c", Some(before), "unity", Some(&entry()), false).unwrap();
+        let e = edit(
+            Shape::Toml,
+            "c",
+            Some(before),
+            "unity",
+            Some(&entry()),
+            false,
+        )
+        .unwrap();
         assert_eq!(e.change, Change::Updated);
-        assert!(e.text.starts_with("# my codex\nmodel = \"o3\" # keep\n"), "{}", e.text);
+        assert!(
+            e.text.starts_with("# my codex\nmodel = \"o3\" # keep\n"),
+            "{}",
+            e.text
+        );
         let doc: toml_edit::DocumentMut = e.text.parse().unwrap();
         let u = &doc["mcp_servers"]["unity"];
         assert_eq!(u["command"].as_str(), Some("/opt/bin/hera-agent-unity"));
         assert_eq!(u["startup_timeout_sec"].as_integer(), Some(20));
         assert_eq!(u["env"]["OTHER"].as_str(), Some("x"));
         assert_eq!(u["env"]["HERA_MCP_ENABLED"].as_str(), Some("1"));
-        assert!(u["env"].get("HERA_AGENT_PROJECT").is_none(), "no pin asked: unpinned");
+        assert!(
+            u["env"].get("HERA_AGENT_PROJECT").is_none(),
+            "no pin asked: unpinned"
+        );
         assert_eq!(doc["profiles"]["fast"]["model"].as_str(), Some("mini"));
-        let again = edit(Shape::Toml, "c", Some(&e.text), "unity", Some(&entry()), false).unwrap();
+        let again = edit(
+            Shape::Toml,
+            "c",
+            Some(&e.text),
+            "unity",
+            Some(&entry()),
+            false,
+        )
+        .unwrap();
         assert_eq!(again.change, Change::Unchanged);
         let found = entries(Shape::Toml, "c", &e.text).unwrap();
         assert_eq!(found.len(), 1);

@@ -39,11 +39,19 @@ impl EditorLiveness {
 
 /// Judges one heartbeat: the pid check when the OS gives one, else the heartbeat's age.
 pub fn judge(heartbeat: &Heartbeat, now_ms: i64) -> EditorLiveness {
-    judge_with(heartbeat.pid.and_then(pid_alive), heartbeat.timestamp, now_ms)
+    judge_with(
+        heartbeat.pid.and_then(pid_alive),
+        heartbeat.timestamp,
+        now_ms,
+    )
 }
 
 /// [`judge`] with the pid answer given, so that every branch is testable on any platform.
-pub fn judge_with(pid_alive: Option<bool>, timestamp_ms: Option<i64>, now_ms: i64) -> EditorLiveness {
+pub fn judge_with(
+    pid_alive: Option<bool>,
+    timestamp_ms: Option<i64>,
+    now_ms: i64,
+) -> EditorLiveness {
     match pid_alive {
         Some(true) => EditorLiveness::Running,
         Some(false) => EditorLiveness::Gone,
@@ -65,9 +73,18 @@ mod tests {
     #[test]
     fn a_pid_answer_wins_and_age_decides_only_without_one() {
         let now = 1_000_000_000;
-        assert_eq!(judge_with(Some(true), Some(1), now), EditorLiveness::Running);
-        assert_eq!(judge_with(Some(false), Some(now), now), EditorLiveness::Gone);
-        assert_eq!(judge_with(None, Some(now - 5_000), now), EditorLiveness::Unverified);
+        assert_eq!(
+            judge_with(Some(true), Some(1), now),
+            EditorLiveness::Running
+        );
+        assert_eq!(
+            judge_with(Some(false), Some(now), now),
+            EditorLiveness::Gone
+        );
+        assert_eq!(
+            judge_with(None, Some(now - 5_000), now),
+            EditorLiveness::Unverified
+        );
         assert_eq!(
             judge_with(None, Some(now - PRESUMED_GONE_AFTER_MS), now),
             EditorLiveness::Unverified,
@@ -75,7 +92,9 @@ mod tests {
         );
         assert_eq!(
             judge_with(None, Some(now - PRESUMED_GONE_AFTER_MS - 1), now),
-            EditorLiveness::PresumedGone { age_ms: PRESUMED_GONE_AFTER_MS + 1 }
+            EditorLiveness::PresumedGone {
+                age_ms: PRESUMED_GONE_AFTER_MS + 1
+            }
         );
         // No timestamp at all: as old as can be.
         assert!(!judge_with(None, None, now).may_be_running());
@@ -92,10 +111,16 @@ mod tests {
         };
         let now = crate::discovery::now_ms();
         // A minutes-old heartbeat of a live process is still a target (no age rule then).
-        let me = hb(Some(std::process::id() as i64), now - 10 * PRESUMED_GONE_AFTER_MS);
+        let me = hb(
+            Some(std::process::id() as i64),
+            now - 10 * PRESUMED_GONE_AFTER_MS,
+        );
         assert_eq!(judge(&me, now), EditorLiveness::Running);
         // No pid: the age decides.
-        assert_eq!(judge(&hb(None, now - 1_000), now), EditorLiveness::Unverified);
+        assert_eq!(
+            judge(&hb(None, now - 1_000), now),
+            EditorLiveness::Unverified
+        );
         assert!(matches!(
             judge(&hb(Some(0), now - 2 * PRESUMED_GONE_AFTER_MS), now),
             EditorLiveness::PresumedGone { .. }

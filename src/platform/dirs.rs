@@ -73,7 +73,10 @@ mod tests {
     fn app_config_dir_follows_each_platform() {
         let home = Path::new("/h");
         let none = FolderEnv::default();
-        assert_eq!(app_config_dir(Os::Linux, home, &none), Path::new("/h/.config"));
+        assert_eq!(
+            app_config_dir(Os::Linux, home, &none),
+            Path::new("/h/.config")
+        );
         assert_eq!(
             app_config_dir(Os::MacOs, home, &none),
             Path::new("/h/Library/Application Support")

@@ -108,7 +108,10 @@ mod tests {
         write_private_atomic(&f, b"one").unwrap();
         write_private_atomic(&f, b"two").unwrap();
         assert_eq!(std::fs::read(&f).unwrap(), b"two");
-        let names: Vec<_> = std::fs::read_dir(&sub).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(&sub)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 1, "{names:?}");
         #[cfg(unix)]
         {
@@ -131,13 +134,18 @@ mod tests {
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         write_atomic_keeping_mode(&link, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read(&real).unwrap(), b"new");
-        assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
-        assert_eq!(
-            shared_mode(&std::fs::metadata(&real).unwrap()),
-            Some(0o640)
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
         );
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        assert_eq!(
+            std::fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        assert_eq!(shared_mode(&std::fs::metadata(&real).unwrap()), Some(0o640));
         let fresh = dir.path().join("fresh.json");
         write_atomic_keeping_mode(&fresh, b"{}").unwrap();
         let mode = std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;

@@ -74,7 +74,10 @@ pub fn is_absolute(command: &str, os: Os) -> bool {
     match os {
         Os::Windows => {
             let b = command.as_bytes();
-            (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/'))
+            (b.len() >= 3
+                && b[0].is_ascii_alphabetic()
+                && b[1] == b':'
+                && matches!(b[2], b'\\' | b'/'))
                 || command.starts_with(r"\\")
                 || command.starts_with("//")
         }
@@ -85,26 +88,60 @@ pub fn is_absolute(command: &str, os: Os) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hera_connector_contract::identity::{heartbeat_file_name, normalize_project_path, project_id_for};
+    use hera_connector_contract::identity::{
+        heartbeat_file_name, normalize_project_path, project_id_for,
+    };
 
     #[test]
     fn verbatim_prefix_is_removed_only_where_an_ordinary_form_exists() {
-        assert_eq!(strip_verbatim(r"\\?\C:\Tools\hera-agent-unity.exe"), r"C:\Tools\hera-agent-unity.exe");
-        assert_eq!(strip_verbatim(r"\\?\UNC\srv\share\h.exe"), r"\\srv\share\h.exe");
-        assert_eq!(strip_verbatim(r"\\?\Volume{x}\h.exe"), r"\\?\Volume{x}\h.exe");
+        assert_eq!(
+            strip_verbatim(r"\\?\C:\Tools\hera-agent-unity.exe"),
+            r"C:\Tools\hera-agent-unity.exe"
+        );
+        assert_eq!(
+            strip_verbatim(r"\\?\UNC\srv\share\h.exe"),
+            r"\\srv\share\h.exe"
+        );
+        assert_eq!(
+            strip_verbatim(r"\\?\Volume{x}\h.exe"),
+            r"\\?\Volume{x}\h.exe"
+        );
         assert_eq!(strip_verbatim("/usr/bin/h"), "/usr/bin/h");
     }
 
     #[test]
     fn program_names_and_same_paths_follow_the_platform() {
-        assert_eq!(program_name(r"C:\Users\me\.cargo\bin\Hera-Agent-Unity.EXE", Os::Windows), "hera-agent-unity");
-        assert_eq!(program_name("C:/bin/hera-agent-unity", Os::Windows), "hera-agent-unity");
-        assert_eq!(program_name("/home/me/.cargo/bin/hera-agent-unity", Os::Linux), "hera-agent-unity");
-        assert_eq!(program_name("hera-agent-unity", Os::MacOs), "hera-agent-unity");
+        assert_eq!(
+            program_name(r"C:\Users\me\.cargo\bin\Hera-Agent-Unity.EXE", Os::Windows),
+            "hera-agent-unity"
+        );
+        assert_eq!(
+            program_name("C:/bin/hera-agent-unity", Os::Windows),
+            "hera-agent-unity"
+        );
+        assert_eq!(
+            program_name("/home/me/.cargo/bin/hera-agent-unity", Os::Linux),
+            "hera-agent-unity"
+        );
+        assert_eq!(
+            program_name("hera-agent-unity", Os::MacOs),
+            "hera-agent-unity"
+        );
         // A backslash is an ordinary character in a Unix file name.
-        assert_eq!(program_name(r"/opt/a\hera-agent-unity", Os::Linux), r"a\hera-agent-unity");
-        assert!(same_command_path(r"C:\Bin\H.exe", "c:/bin/h.EXE", Os::Windows));
-        assert!(same_command_path(r"\\?\C:\Bin\H.exe", r"C:\Bin\H.exe", Os::Windows));
+        assert_eq!(
+            program_name(r"/opt/a\hera-agent-unity", Os::Linux),
+            r"a\hera-agent-unity"
+        );
+        assert!(same_command_path(
+            r"C:\Bin\H.exe",
+            "c:/bin/h.EXE",
+            Os::Windows
+        ));
+        assert!(same_command_path(
+            r"\\?\C:\Bin\H.exe",
+            r"C:\Bin\H.exe",
+            Os::Windows
+        ));
         assert!(!same_command_path("/Bin/h", "/bin/h", Os::Linux));
         assert!(is_absolute(r"C:\x", Os::Windows) && is_absolute(r"\\srv\s\x", Os::Windows));
         assert!(!is_absolute("C:x", Os::Windows) && !is_absolute("hera-agent-unity", Os::Windows));
@@ -118,15 +155,24 @@ mod tests {
     fn windows_project_identity_matches_the_connector() {
         let p = r"C:\Users\me\Unity\MyGame";
         assert_eq!(heartbeat_file_name(p), "47b9f61296f5ad0d.json");
-        assert_ne!(heartbeat_file_name(p), heartbeat_file_name("C:/Users/me/Unity/MyGame"));
+        assert_ne!(
+            heartbeat_file_name(p),
+            heartbeat_file_name("C:/Users/me/Unity/MyGame")
+        );
         let f = flavor(Os::Windows);
         assert_eq!(normalize_project_path(p, f), "c:/users/me/unity/mygame");
         assert_eq!(
             project_id_for(p, f),
             "sha256:8887cfa7ffea851e8381054cbf7e9d3d1a4074da77f38182aa05476d70d1511b"
         );
-        assert_eq!(project_id_for("c:/USERS/me/unity/MyGame/", f), project_id_for(p, f));
+        assert_eq!(
+            project_id_for("c:/USERS/me/unity/MyGame/", f),
+            project_id_for(p, f)
+        );
         // macOS keeps case, like Linux.
-        assert_eq!(normalize_project_path("/Users/Me/Game", flavor(Os::MacOs)), "/Users/Me/Game");
+        assert_eq!(
+            normalize_project_path("/Users/Me/Game", flavor(Os::MacOs)),
+            "/Users/Me/Game"
+        );
     }
 }
