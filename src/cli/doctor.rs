@@ -9,6 +9,7 @@ use super::status::describe;
 use crate::catalog::{self, CatalogCache};
 use crate::connector::{CallOptions, ConnectorClient};
 use crate::discovery::{self, EditorLiveness, STALE_AFTER_MS, judge, now_ms, user_home};
+use crate::platform::Os;
 use hera_connector_contract::wire::ALL_FEATURES;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -517,8 +518,9 @@ fn mcp_check() -> Check {
             "HERA_MCP_ENABLED is not set here, so `hera-agent-unity mcp` would refuse to start",
         )
         .fix(
-            "Add \"env\": {\"HERA_MCP_ENABLED\": \"1\"} to this server's entry in the MCP client \
-             configuration (the client's environment is what counts, not this shell's)",
+            "Run `hera-agent-unity setup <client>`, which writes HERA_MCP_ENABLED=1 into the \
+             client's entry (the client's environment is what counts, not this shell's), or add \
+             \"env\": {\"HERA_MCP_ENABLED\": \"1\"} to the entry by hand",
         )
     }
 }
@@ -594,10 +596,15 @@ fn client_check(c: Client, path: &Path, this: &Path) -> Option<Check> {
         match &target {
             Target::Missing => {
                 worst = Status::Fail;
-                problems.push(format!(
-                    "server {:?} runs {}, which does not exist",
-                    e.name, e.command
-                ));
+                problems.push(if crate::platform::path::is_absolute(&e.command, Os::host()) {
+                    format!("server {:?} runs {}, which does not exist", e.name, e.command)
+                } else {
+                    format!(
+                        "server {:?} runs {:?}, which is not on this PATH (a client started from \
+                         the desktop often has an even shorter one)",
+                        e.name, e.command
+                    )
+                });
             }
             Target::OtherCopy(p) => {
                 if worst == Status::Ok {

@@ -199,7 +199,9 @@ EXAMPLES:
   hera-agent-unity setup claude-code
   hera-agent-unity setup cursor --project ~/Unity/MyGame --dry-run
   hera-agent-unity setup codex --exposure profile --profile scene
-  hera-agent-unity setup vscode --remove")]
+  hera-agent-unity setup vscode --remove
+  hera-agent-unity setup vscode --config .vscode/mcp.json     (a workspace file)
+  hera-agent-unity setup claude-code --config .mcp.json       (a project-scope file)")]
 pub struct SetupArgs {
     /// The MCP client to configure.
     #[arg(value_enum)]
@@ -903,8 +905,9 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The `claude mcp add` line that makes the same user-scope entry.
-pub fn claude_mcp_add_line(name: &str, e: &ServerEntry) -> String {
+/// The `claude mcp add` line that makes the same entry in `scope` (`user`, or `project` for a
+/// `.mcp.json`).
+pub fn claude_mcp_add_line(name: &str, e: &ServerEntry, scope: &str) -> String {
     let mut words = vec![
         "claude".to_string(),
         "mcp".into(),
@@ -912,7 +915,7 @@ pub fn claude_mcp_add_line(name: &str, e: &ServerEntry) -> String {
         "--transport".into(),
         "stdio".into(),
         "--scope".into(),
-        "user".into(),
+        scope.to_string(),
         shell_word(name),
     ];
     for (k, v) in e.owned_env() {
@@ -1078,11 +1081,21 @@ pub fn run(globals: &super::GlobalArgs, a: &SetupArgs) -> Result<u8, Failure> {
     )
     .map_err(|e| edit_failure(&e, a.client, hint))?;
     let title = a.client.title();
+    // Claude Code keeps user-scope servers in ~/.claude.json and project-scope ones in .mcp.json.
+    let scope = if a
+        .config
+        .as_ref()
+        .is_some_and(|p| p.file_name().is_some_and(|n| n == ".mcp.json"))
+    {
+        "project"
+    } else {
+        "user"
+    };
     let equivalent = (a.client == Client::ClaudeCode).then(|| {
         if a.remove {
-            format!("claude mcp remove --scope user {}", shell_word(&a.name))
+            format!("claude mcp remove --scope {scope} {}", shell_word(&a.name))
         } else {
-            claude_mcp_add_line(&a.name, &entry)
+            claude_mcp_add_line(&a.name, &entry, scope)
         }
     });
     match result.change {
@@ -1353,7 +1366,7 @@ mod tests {
             project: Some("/Users/me/Unity/My Game".into()),
             ..entry()
         };
-        let line = claude_mcp_add_line("unity", &e);
+        let line = claude_mcp_add_line("unity", &e, "user");
         if !cfg!(windows) {
             assert_eq!(
                 line,
