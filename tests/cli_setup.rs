@@ -454,6 +454,28 @@ fn claude_code_prints_the_equivalent_claude_mcp_add_line() {
         "{}",
         r.stdout
     );
+    // A project's .mcp.json is Claude Code's project scope.
+    let project_file = home.path().join("Projects/Game/.mcp.json");
+    let r = run_setup(
+        &home,
+        &[
+            "setup",
+            "claude-code",
+            "--config",
+            project_file.to_str().unwrap(),
+        ],
+    );
+    r.expect(0);
+    assert!(
+        r.stdout
+            .contains("claude mcp add --transport stdio --scope project unity"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        read_json(&project_file)["mcpServers"]["unity"]["type"],
+        "stdio"
+    );
 }
 
 #[test]
