@@ -5,6 +5,8 @@
 //! A call flows through the modules in this order; a module may use the ones before it, never the
 //! ones after it.
 //!
+//! - [`platform`]: what differs between Linux, macOS and Windows (home and configuration
+//!   folders, process liveness, private atomic files, path forms); used by every layer.
 //! - [`discovery`]: heartbeat files, liveness, choosing one Editor and following its project.
 //! - [`connector`]: the one HTTP client; envelopes, `meta`, reload retry, unknown outcomes.
 //! - [`catalog`]: `hera.tool-catalog/1` as plain data: fetch checks, legacy adaptation, profiles,
@@ -31,6 +33,7 @@ pub mod cli;
 pub mod connector;
 pub mod discovery;
 pub mod mcp;
+pub mod platform;
 pub mod policy;
 pub mod results;
 pub mod search;

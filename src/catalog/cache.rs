@@ -4,7 +4,7 @@
 //!
 //! Layout: `~/.hera-agent-unity/cache/catalog/<project-hex>/<catalog-hex>.json`, holding
 //! `{"key":{"project_id","features","domain_epoch","catalog_hash"},"catalog":{…}}`. Directories
-//! are 0700 and files 0600 (on Unix), files are written to a temporary name and renamed, and at
+//! are 0700 and files 0600 (on Unix), files are replaced atomically (`platform::fs`), and at
 //! most [`MAX_FILES_PER_PROJECT`] files are kept per project (newest by modification time).
 //! The catalog is stored as canonical text with numbers as received, so its hash can be
 //! recomputed on every read: a damaged or edited file is ignored, never trusted.
@@ -14,7 +14,6 @@ use crate::discovery::AgentHome;
 use hera_connector_contract::canonical::{self, Json};
 use hera_connector_contract::catalog::Catalog;
 use hera_connector_contract::wire::LEGACY_CATALOG_SCHEMA;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -39,57 +38,7 @@ fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
     }
 }
 
-#[cfg(unix)]
-fn private_dir(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
-}
-#[cfg(not(unix))]
-fn private_dir(path: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(path)
-}
-
-#[cfg(unix)]
-fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-#[cfg(not(unix))]
-fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-}
-
-/// Writes `bytes` to `path` atomically: a private temporary file in the same directory, synced,
-/// then renamed over the target.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.{:016x}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        rand::random::<u64>()
-    ));
-    let result = (|| {
-        let mut f = create_private_file(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+use crate::platform::fs::{create_private_dir as private_dir, write_private_atomic};
 
 impl CatalogCache {
     pub fn new(home: &AgentHome) -> CatalogCache {
@@ -121,7 +70,7 @@ impl CatalogCache {
         let key = serde_json::to_string(&snap.key).expect("a key always serializes");
         let text = format!("{{\"key\":{key},\"catalog\":{}}}", snap.canonical_text);
         let path = pdir.join(format!("{chex}.json"));
-        write_atomic(&path, text.as_bytes())?;
+        write_private_atomic(&path, text.as_bytes())?;
         self.prune(&pdir);
         Ok(path)
     }

@@ -4,10 +4,12 @@
 use super::context::Globals;
 use super::exit;
 use super::output::{Failure, print_json};
+use super::setup::{self, Client, Locations, Target};
 use super::status::describe;
 use crate::catalog::{self, CatalogCache};
 use crate::connector::{CallOptions, ConnectorClient};
-use crate::discovery::{self, STALE_AFTER_MS, now_ms, user_home};
+use crate::discovery::{self, EditorLiveness, STALE_AFTER_MS, judge, now_ms, user_home};
+use crate::platform::Os;
 use hera_connector_contract::wire::ALL_FEATURES;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -88,17 +90,64 @@ fn skip(id: &'static str, title: &'static str, why: &str) -> Check {
     check(id, title, Status::Skip, format!("skipped: {why}"))
 }
 
-/// Runs every check; never fails itself.
+/// Runs every check; never fails itself. Each step is one function below, in chain order; a
+/// step that fails makes the later ones that need it report `skip`.
 pub async fn run_checks(g: &Globals) -> Vec<Check> {
     let mut out = Vec::new();
+    let scan = heartbeat_dir_check(g, &mut out);
+    let chosen = match &scan {
+        Some(scan) => instance_checks(g, scan, &mut out),
+        None => {
+            out.push(skip(
+                "instances",
+                "instances found",
+                "no heartbeat directory",
+            ));
+            out.push(skip("selection", "chosen instance", "no running Editor"));
+            None
+        }
+    };
+    let Some(inst) = chosen else {
+        for (id, title) in [
+            ("liveness", "liveness and age"),
+            ("http", "HTTP reachability"),
+            ("features", "features"),
+            ("catalog", "catalog fetch and hash"),
+        ] {
+            out.push(skip(id, title, "no instance chosen"));
+        }
+        out.extend(local_checks(g));
+        return out;
+    };
+    out.push(liveness_check(&inst).await);
+    let client = ConnectorClient::new(
+        g.home.clone(),
+        inst.clone(),
+        g.timeout.min(HTTP_CHECK_TIMEOUT),
+    );
+    let http_ok = http_check(&client, &inst, &mut out).await;
+    out.push(features_check(&inst));
+    if http_ok {
+        out.push(catalog_check(g, &client).await);
+    } else {
+        out.push(skip(
+            "catalog",
+            "catalog fetch and hash",
+            "HTTP unreachable",
+        ));
+    }
+    out.extend(local_checks(g));
+    out
+}
+
+/// Step 1, the heartbeat directory: the scan that every later Editor check reads.
+fn heartbeat_dir_check(g: &Globals, out: &mut Vec<Check>) -> Option<discovery::Scan> {
     let dir = g.home.instances_dir();
     let home_note = match user_home() {
         Some(h) => format!("home {}", h.display()),
         None => "no home directory found (HOME/USERPROFILE unset)".to_string(),
     };
-
-    // 1. The heartbeat directory.
-    let scan = match discovery::scan(&g.home) {
+    match discovery::scan(&g.home) {
         Ok(s) => {
             out.push(check(
                 "heartbeat_dir",
@@ -123,120 +172,120 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
             );
             None
         }
-    };
+    }
+}
 
-    // 2. Instances.
-    let mut chosen = None;
-    if let Some(scan) = &scan {
-        let active = scan.active().count();
-        let mut notes = Vec::new();
-        if !scan.removed_dead.is_empty() {
-            notes.push(format!(
-                "removed {} heartbeat(s) of Editors that are no longer running",
-                scan.removed_dead.len()
-            ));
-        }
-        for (f, why) in &scan.unreadable {
-            notes.push(format!("unreadable {}: {why}", f.display()));
-        }
-        let stopped = scan.instances.len() - active;
-        if stopped > 0 {
-            notes.push(format!("{stopped} stopped"));
-        }
-        let note = if notes.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", notes.join("; "))
-        };
-        if active == 0 {
-            out.push(
-                check(
-                    "instances",
-                    "instances found",
-                    Status::Fail,
-                    format!("no running Editor{note}"),
-                )
-                .fix(INSTALL_FIX),
-            );
-        } else {
-            out.push(check(
-                "instances",
-                "instances found",
-                Status::Ok,
-                format!("{active} running{note}"),
-            ));
-            // 3. Selection.
-            match discovery::select(scan, &g.selector) {
-                Ok(i) => {
-                    out.push(check(
-                        "selection",
-                        "chosen instance",
-                        Status::Ok,
-                        format!("{} on port {}", i.project_path, i.port()),
-                    ));
-                    chosen = Some(i);
-                }
-                Err(e) => out.push(
-                    check("selection", "chosen instance", Status::Fail, e.to_string()).fix(
-                        "Pass --project with the exact project path (or a unique part of it), or \
-                         --port; `hera-agent-unity status --json` lists what is running",
-                    ),
-                ),
-            }
-        }
-    } else {
-        out.push(skip(
-            "instances",
-            "instances found",
-            "no heartbeat directory",
+/// Steps 2 and 3: which Editors are running, and which one the selection rules pick.
+fn instance_checks(
+    g: &Globals,
+    scan: &discovery::Scan,
+    out: &mut Vec<Check>,
+) -> Option<discovery::Instance> {
+    let now = now_ms();
+    let active = scan.active().count();
+    let mut notes = Vec::new();
+    if !scan.removed_dead.is_empty() {
+        notes.push(format!(
+            "removed {} heartbeat(s) of Editors that are no longer running",
+            scan.removed_dead.len()
         ));
     }
-    if scan.as_ref().is_some_and(|s| s.active().count() == 0) || scan.is_none() {
-        out.push(skip("selection", "chosen instance", "no running Editor"));
+    for (f, why) in &scan.unreadable {
+        notes.push(format!("unreadable {}: {why}", f.display()));
     }
-
-    // 4. Liveness and age of the chosen one.
-    let Some(inst) = chosen else {
-        for (id, title) in [
-            ("liveness", "liveness and age"),
-            ("http", "HTTP reachability"),
-            ("features", "features"),
-            ("catalog", "catalog fetch and hash"),
-        ] {
-            out.push(skip(id, title, "no instance chosen"));
-        }
-        out.extend(local_checks(g));
-        return out;
+    let stopped = scan.instances.len() - active;
+    if stopped > 0 {
+        notes.push(format!("{stopped} stopped"));
+    }
+    // Where the OS cannot check the pid, an old heartbeat is presumed to be a dead Editor's.
+    let presumed: Vec<String> = scan
+        .active()
+        .filter_map(|i| match judge(&i.heartbeat, now) {
+            EditorLiveness::PresumedGone { age_ms } => Some(format!(
+                "{} (heartbeat {} s old, process not verifiable)",
+                i.project_path,
+                age_ms / 1000
+            )),
+            _ => None,
+        })
+        .collect();
+    if !presumed.is_empty() {
+        notes.push(format!("presumed gone: {}", presumed.join(", ")));
+    }
+    let note = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
     };
+    if active == 0 {
+        out.push(
+            check(
+                "instances",
+                "instances found",
+                Status::Fail,
+                format!("no running Editor{note}"),
+            )
+            .fix(INSTALL_FIX),
+        );
+        out.push(skip("selection", "chosen instance", "no running Editor"));
+        return None;
+    }
+    out.push(check(
+        "instances",
+        "instances found",
+        Status::Ok,
+        format!("{active} running{note}"),
+    ));
+    match discovery::select(scan, &g.selector) {
+        Ok(i) => {
+            out.push(check(
+                "selection",
+                "chosen instance",
+                Status::Ok,
+                format!("{} on port {}", i.project_path, i.port()),
+            ));
+            Some(i)
+        }
+        Err(e) => {
+            out.push(
+                check("selection", "chosen instance", Status::Fail, e.to_string()).fix(
+                    "Pass --project with the exact project path (or a unique part of it), or \
+                     --port; `hera-agent-unity status --json` lists what is running",
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Step 4, liveness and age of the chosen Editor.
+async fn liveness_check(inst: &discovery::Instance) -> Check {
+    const TITLE: &str = "liveness and age";
     let now = now_ms();
-    let d = describe(&inst, now).await;
     let age = inst.age_ms(now);
-    let liveness = if inst.is_stale(now) {
-        check(
+    if let EditorLiveness::PresumedGone { age_ms } = judge(&inst.heartbeat, now) {
+        return check(
             "liveness",
-            "liveness and age",
-            Status::Warn,
+            TITLE,
+            Status::Fail,
             format!(
-                "state {}, pid {:?}, heartbeat {:.1} s old (older than {} s){}",
+                "state {}, pid {:?} cannot be checked on this system and the heartbeat has not \
+                 moved for {} s: the Editor is presumed gone",
                 inst.state(),
                 inst.pid(),
-                age as f64 / 1000.0,
-                STALE_AFTER_MS / 1000,
-                match d["reachable"].as_bool() {
-                    Some(true) => ", port still accepts connections",
-                    _ => ", port not responding",
-                }
+                age_ms / 1000
             ),
         )
-        .fix(
-            "Unity writes its heartbeat every second while the Editor updates; an unfocused or busy \
-             Editor lags. Bring Unity to the front; if it stays stale, close modal dialogs or \
-             restart Unity",
-        )
-    } else {
-        check(
+        .fix(format!(
+            "Reopen the project in Unity. If Unity is in fact running, bring it to the front; if \
+             it has quit, delete {}",
+            inst.file.display()
+        ));
+    }
+    if !inst.is_stale(now) {
+        return check(
             "liveness",
-            "liveness and age",
+            TITLE,
             Status::Ok,
             format!(
                 "state {}, pid {:?} alive, heartbeat {:.1} s old",
@@ -244,19 +293,41 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
                 inst.pid(),
                 age as f64 / 1000.0
             ),
-        )
-    };
-    out.push(liveness);
+        );
+    }
+    let d = describe(inst, now).await;
+    check(
+        "liveness",
+        TITLE,
+        Status::Warn,
+        format!(
+            "state {}, pid {:?}, heartbeat {:.1} s old (older than {} s){}",
+            inst.state(),
+            inst.pid(),
+            age as f64 / 1000.0,
+            STALE_AFTER_MS / 1000,
+            match d["reachable"].as_bool() {
+                Some(true) => ", port still accepts connections",
+                _ => ", port not responding",
+            }
+        ),
+    )
+    .fix(
+        "Unity writes its heartbeat every second while the Editor updates; an unfocused or busy \
+         Editor lags. Bring Unity to the front; if it stays stale, close modal dialogs or \
+         restart Unity",
+    )
+}
 
-    // 5. HTTP: any envelope from the listener proves the path works.
-    let client = ConnectorClient::new(
-        g.home.clone(),
-        inst.clone(),
-        g.timeout.min(HTTP_CHECK_TIMEOUT),
-    );
+/// Step 5, HTTP: any envelope from the listener proves the path works.
+async fn http_check(
+    client: &ConnectorClient,
+    inst: &discovery::Instance,
+    out: &mut Vec<Check>,
+) -> bool {
     let mut names = Map::new();
     names.insert("names".into(), Value::Bool(true));
-    let http_ok = match client
+    let answer = client
         .command(
             "list",
             &names,
@@ -265,8 +336,8 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
                 ..Default::default()
             },
         )
-        .await
-    {
+        .await;
+    match answer {
         Ok(r) => {
             out.push(check(
                 "http",
@@ -294,72 +365,98 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
             );
             false
         }
-    };
+    }
+}
 
-    // 6. Features.
+/// The Connector release this binary is built and tested against, and the package line that
+/// installs it (the tag form the repository publishes).
+pub const CONNECTOR_TESTED_VERSION: &str = "0.1.3";
+pub const CONNECTOR_GIT_URL: &str =
+    "https://github.com/NotNull92/hera-agent-unity.git?path=AgentConnector";
+
+/// Step 6, features: the heartbeat carries no package version, so the six feature strings are
+/// how an older Connector shows itself.
+fn features_check(inst: &discovery::Instance) -> Check {
     let have: Vec<String> = inst.heartbeat.features.clone().unwrap_or_default();
     let missing: Vec<&str> = ALL_FEATURES
         .iter()
         .copied()
         .filter(|f| !have.iter().any(|h| h == f))
         .collect();
-    out.push(if missing.is_empty() {
-        check("features", "features", Status::Ok, have.join(", "))
-    } else {
-        check(
-            "features",
-            "features",
-            Status::Warn,
-            format!("missing {}", missing.join(", ")),
-        )
-        .fix(
-            "Update the com.notnull92.hera-agent-unity package in the project; without these, \
-             approval, safe retries or the strict catalog are unavailable",
-        )
-    });
-
-    // 7. Catalog.
-    if http_ok {
-        let cache = CatalogCache::new(&g.home);
-        match catalog::refresh(&client, Some(&cache)).await {
-            Ok(s) => {
-                let actions: usize = s.catalog.tools.iter().map(|t| t.actions.len()).sum();
-                let detail = format!(
-                    "{} tools, {} actions, hash {} verified, epoch {}",
-                    s.catalog.tools.len(),
-                    actions,
-                    s.catalog_hash(),
-                    s.domain_epoch()
-                );
-                out.push(if s.is_legacy() {
-                    check("catalog", "catalog fetch and hash", Status::Warn, format!("legacy listing: {detail}"))
-                        .fix("Update the package to get the strict catalog (safety contracts, approval)")
-                } else {
-                    check("catalog", "catalog fetch and hash", Status::Ok, detail)
-                });
-            }
-            Err(e) => out.push(
-                check("catalog", "catalog fetch and hash", Status::Fail, e.to_string()).fix(
-                    "If Unity was reloading, run doctor again. A hash or project mismatch means the \
-                     Connector's catalog is inconsistent: reimport the package or restart Unity; a \
-                     custom tool with a broken contract breaks the catalog until it is fixed",
-                ),
-            ),
-        }
-    } else {
-        out.push(skip(
-            "catalog",
-            "catalog fetch and hash",
-            "HTTP unreachable",
-        ));
+    if missing.is_empty() {
+        return check("features", "features", Status::Ok, have.join(", "));
     }
-    out.extend(local_checks(g));
-    out
+    let what = format!(
+        "missing {}{}: this AgentConnector is older than {CONNECTOR_TESTED_VERSION}, the release \
+         this binary is tested against",
+        missing.join(", "),
+        if have.is_empty() {
+            " (the heartbeat lists no features)"
+        } else {
+            ""
+        }
+    );
+    check(
+        "features",
+        "features",
+        Status::Warn,
+        format!(
+            "{what}. It still works with reduced safety: tools come from the legacy listing \
+             (compact exposure only, every action asks for approval), and without \
+             operation_ledger_v1 a mutation interrupted by a reload is reported as an unknown \
+             outcome instead of being retried"
+        ),
+    )
+    .fix(format!(
+        "Update the com.notnull92.hera-agent-unity package to {CONNECTOR_TESTED_VERSION}: in \
+         Packages/manifest.json set \"com.notnull92.hera-agent-unity\": \
+         \"{CONNECTOR_GIT_URL}#connector-{CONNECTOR_TESTED_VERSION}\" (or Package Manager → + → Add \
+         package from git URL with that address), then let Unity reload"
+    ))
+}
+
+/// Step 7, catalog: fetched, hash recomputed, stored in the cache.
+async fn catalog_check(g: &Globals, client: &ConnectorClient) -> Check {
+    const TITLE: &str = "catalog fetch and hash";
+    let cache = CatalogCache::new(&g.home);
+    match catalog::refresh(client, Some(&cache)).await {
+        Ok(s) => {
+            let actions: usize = s.catalog.tools.iter().map(|t| t.actions.len()).sum();
+            let detail = format!(
+                "{} tools, {} actions, hash {} verified, epoch {}",
+                s.catalog.tools.len(),
+                actions,
+                s.catalog_hash(),
+                s.domain_epoch()
+            );
+            if s.is_legacy() {
+                check(
+                    "catalog",
+                    TITLE,
+                    Status::Warn,
+                    format!("legacy listing: {detail}"),
+                )
+                .fix(format!(
+                    "Update the package to {CONNECTOR_TESTED_VERSION} to get the strict \
+                         catalog (safety contracts, approval, profile exposure)"
+                ))
+            } else {
+                check("catalog", TITLE, Status::Ok, detail)
+            }
+        }
+        Err(e) => check("catalog", TITLE, Status::Fail, e.to_string()).fix(
+            "If Unity was reloading, run doctor again. A hash or project mismatch means the \
+             Connector's catalog is inconsistent: reimport the package or restart Unity; a \
+             custom tool with a broken contract breaks the catalog until it is fixed",
+        ),
+    }
 }
 
 /// Checks that need no Editor.
 fn local_checks(g: &Globals) -> Vec<Check> {
-    vec![results_dir_check(&g.home.results_dir()), mcp_check()]
+    let mut v = vec![results_dir_check(&g.home.results_dir()), mcp_check()];
+    v.extend(client_checks());
+    v
 }
 
 fn results_dir_check(dir: &Path) -> Check {
@@ -388,36 +485,19 @@ fn results_dir_check(dir: &Path) -> Check {
             format!("{} is not a directory", dir.display()),
         )
         .fix(format!("Remove {} so it can be recreated", dir.display())),
-        Ok(m) => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let mode = m.permissions().mode() & 0o777;
-                if mode & 0o077 != 0 {
-                    return check(
-                        "results_dir",
-                        TITLE,
-                        Status::Fail,
-                        format!(
-                            "{} has mode {mode:o}; cached results may hold project data and must be private",
-                            dir.display()
-                        ),
-                    )
-                    .fix(format!("chmod 700 {}", dir.display()));
-                }
-                check(
-                    "results_dir",
-                    TITLE,
-                    Status::Ok,
-                    format!("{} (mode {mode:o})", dir.display()),
-                )
-            }
-            #[cfg(not(unix))]
-            {
-                let _ = m;
-                check("results_dir", TITLE, Status::Ok, dir.display().to_string())
-            }
-        }
+        Ok(m) => match crate::platform::fs::shared_mode(&m) {
+            Some(mode) => check(
+                "results_dir",
+                TITLE,
+                Status::Fail,
+                format!(
+                    "{} has mode {mode:o}; cached results may hold project data and must be private",
+                    dir.display()
+                ),
+            )
+            .fix(format!("chmod 700 {}", dir.display())),
+            None => check("results_dir", TITLE, Status::Ok, dir.display().to_string()),
+        },
     }
 }
 
@@ -438,8 +518,147 @@ fn mcp_check() -> Check {
             "HERA_MCP_ENABLED is not set here, so `hera-agent-unity mcp` would refuse to start",
         )
         .fix(
-            "Add \"env\": {\"HERA_MCP_ENABLED\": \"1\"} to this server's entry in the MCP client \
-             configuration (the client's environment is what counts, not this shell's)",
+            "Run `hera-agent-unity setup <client>`, which writes HERA_MCP_ENABLED=1 into the \
+             client's entry (the client's environment is what counts, not this shell's), or add \
+             \"env\": {\"HERA_MCP_ENABLED\": \"1\"} to the entry by hand",
         )
     }
+}
+
+/// Step 8, MCP clients: every client configuration that launches `hera-agent-unity`, and
+/// whether it launches this binary, with `HERA_MCP_ENABLED`, at a path that exists.
+fn client_checks() -> Vec<Check> {
+    let Some(loc) = Locations::from_env() else {
+        return vec![skip("clients", "MCP clients", "no home directory")];
+    };
+    let this = crate::platform::path::current_exe().unwrap_or_default();
+    let mut out = Vec::new();
+    for c in Client::ALL {
+        if let Some(found) = client_check(c, &c.config_path(&loc), &this) {
+            out.push(found);
+        }
+    }
+    if out.is_empty() {
+        out.push(
+            check(
+                "clients",
+                "MCP clients",
+                Status::Warn,
+                "no MCP client configuration (Claude Code, Claude Desktop, Cursor, VS Code, Codex, \
+                 Windsurf) launches hera-agent-unity",
+            )
+            .fix(
+                "Run `hera-agent-unity setup <client>`, e.g. `hera-agent-unity setup claude-code`",
+            ),
+        );
+    }
+    out
+}
+
+/// One client's finding, or `None` when its file does not exist or has no entry of ours.
+fn client_check(c: Client, path: &Path, this: &Path) -> Option<Check> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            return Some(
+                check(
+                    c.check_id(),
+                    c.title(),
+                    Status::Warn,
+                    format!("{}: {e}", path.display()),
+                )
+                .fix(format!("Make {} readable by this user", path.display())),
+            );
+        }
+    };
+    let shown = path.display().to_string();
+    let setup = format!("hera-agent-unity setup {}", c.id());
+    let entries = match setup::entries(c.shape(), &shown, &text) {
+        Ok(e) => e,
+        Err(e) => {
+            return Some(
+                check(c.check_id(), c.title(), Status::Warn, e.to_string()).fix(format!(
+                    "{} cannot read this file either: fix its syntax, then run `{setup}`",
+                    c.title()
+                )),
+            );
+        }
+    };
+    if entries.is_empty() {
+        return None;
+    }
+    let mut problems = Vec::new();
+    let mut fine = Vec::new();
+    let mut worst = Status::Ok;
+    for e in &entries {
+        let target = setup::resolve_target(&e.command, this);
+        match &target {
+            Target::Missing => {
+                worst = Status::Fail;
+                problems.push(if crate::platform::path::is_absolute(&e.command, Os::host()) {
+                    format!("server {:?} runs {}, which does not exist", e.name, e.command)
+                } else {
+                    format!(
+                        "server {:?} runs {:?}, which is not on this PATH (a client started from \
+                         the desktop often has an even shorter one)",
+                        e.name, e.command
+                    )
+                });
+            }
+            Target::OtherCopy(p) => {
+                if worst == Status::Ok {
+                    worst = Status::Warn;
+                }
+                problems.push(format!(
+                    "server {:?} runs another copy, {} (this one is {})",
+                    e.name,
+                    p.display(),
+                    this.display()
+                ));
+            }
+            Target::ThisBinary => {}
+        }
+        if !e.enabled() {
+            worst = Status::Fail;
+            problems.push(format!(
+                "server {:?} has no HERA_MCP_ENABLED=1 in its env, so the server refuses to start",
+                e.name
+            ));
+        } else if target == Target::ThisBinary {
+            fine.push(format!(
+                "server {:?} runs this binary{}",
+                e.name,
+                e.env_value(setup::PROJECT_VAR)
+                    .map(|p| format!(", pinned to {p}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    let mut detail = format!("{shown}: ");
+    detail.push_str(
+        &problems
+            .iter()
+            .chain(fine.iter())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
+    let c_check = check(c.check_id(), c.title(), worst, detail);
+    Some(if worst == Status::Ok {
+        c_check
+    } else {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        let named = if names == ["unity"] {
+            String::new()
+        } else {
+            format!(" --name {}", names[0])
+        };
+        c_check.fix(format!(
+            "Run `{setup}{named}`: it points the entry at {} with HERA_MCP_ENABLED=1 and keeps \
+             everything else; then restart {}",
+            this.display(),
+            c.title()
+        ))
+    })
 }

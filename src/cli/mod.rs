@@ -1,8 +1,9 @@
-//! The everyday commands: `status`, `doctor`, `list`, `call`, `task`, `version`, and the `mcp`
-//! entry point. Each command is a small module; this file holds the command line itself
-//! (`clap`), the exit codes and the output rules. `context` holds what every command needs (the
-//! selection, the timeout, the session `list` and `call` run in); `output` how results and
-//! failures leave the process; `call`, `doctor`, `list`, `status` and `task` are the commands.
+//! The everyday commands: `status`, `doctor`, `list`, `call`, `task`, `version`, `setup`,
+//! `completions`, and the `mcp` entry point. Each command is a small module; this file holds
+//! the command line itself (`clap`), the exit codes and the output rules. `context` holds what
+//! every command needs (the selection, the timeout, the session `list` and `call` run in);
+//! `output` how results and failures leave the process; `generated` the completions and the man
+//! page; `call`, `doctor`, `list`, `setup`, `status` and `task` are the commands.
 //!
 //! Output rules: stdout carries results only (a tool's data, a listing, a report); every
 //! diagnostic, prompt, summary and error envelope goes to stderr. Exit codes are in [`exit`].
@@ -10,8 +11,10 @@
 mod call;
 mod context;
 mod doctor;
+mod generated;
 mod list;
 mod output;
+pub mod setup;
 mod status;
 pub mod task;
 
@@ -74,6 +77,7 @@ const AFTER_HELP: &str = concat!(
     "  hera-agent-unity call scene close --args '{\"path\":\"Assets/Scenes/Level2.unity\"}' --yes\n",
     "  hera-agent-unity --project MyGame task list\n",
     "  HERA_MCP_ENABLED=1 hera-agent-unity mcp --transport stdio\n",
+    "  hera-agent-unity setup claude-code\n",
     "\n",
     "ENVIRONMENT:\n",
     "  Every flag that has an environment variable names it in its own help line (`mcp --help` for\n",
@@ -124,7 +128,7 @@ pub enum Command {
     },
     /// Check the whole setup and say how to fix what fails.
     #[command(
-        after_help = "Checks: heartbeat directory, instances found, chosen instance (liveness and age),\nHTTP reachability, features, catalog fetch and hash, result-cache permissions, MCP enablement.\n\nEXAMPLES:\n  hera-agent-unity doctor\n  hera-agent-unity doctor --json\n\nExit code 0 when nothing failed (warnings allowed), 3 when a check failed."
+        after_help = "Checks: heartbeat directory, instances found, chosen instance (liveness and age),\nHTTP reachability, features, catalog fetch and hash, result-cache permissions, MCP enablement,\nand each MCP client configuration that launches hera-agent-unity.\n\nEXAMPLES:\n  hera-agent-unity doctor\n  hera-agent-unity doctor --json\n\nExit code 0 when nothing failed (warnings allowed), 3 when a check failed."
     )]
     Doctor {
         /// Machine-readable output.
@@ -179,6 +183,19 @@ EXAMPLES:
         after_help = "EXAMPLES:\n  HERA_MCP_ENABLED=1 hera-agent-unity mcp\n  HERA_MCP_ENABLED=1 hera-agent-unity --project MyGame mcp --transport stdio --exposure compact"
     )]
     Mcp(McpArgs),
+    /// Add this binary to an MCP client's configuration (or take it out with --remove).
+    Setup(setup::SetupArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(
+        after_help = "EXAMPLES:\n  hera-agent-unity completions bash > ~/.local/share/bash-completion/completions/hera-agent-unity\n  hera-agent-unity completions zsh > \"${fpath[1]}/_hera-agent-unity\"\n  hera-agent-unity completions fish > ~/.config/fish/completions/hera-agent-unity.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    #[command(hide = true)]
+    Man,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -356,9 +373,15 @@ pub fn main() -> ExitCode {
             result_cache_bytes: m.result_cache_bytes.clone(),
         });
     }
-    if let Command::Version = cli.command {
-        println!("hera-agent-unity {}", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
+    match &cli.command {
+        Command::Version => {
+            println!("hera-agent-unity {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Command::Setup(args) => return exit_code(setup::run(&cli.globals, args)),
+        Command::Completions { shell } => return exit_code(generated::completions(*shell)),
+        Command::Man => return exit_code(generated::man_page()),
+        _ => {}
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -381,9 +404,17 @@ pub fn main() -> ExitCode {
             Command::Task(TaskCommand::Status { id, json }) => {
                 task::run_status(&globals, &id, json).await
             }
-            Command::Version | Command::Mcp(_) => unreachable!("handled above"),
+            Command::Version
+            | Command::Mcp(_)
+            | Command::Setup(_)
+            | Command::Completions { .. }
+            | Command::Man => unreachable!("handled above"),
         }
     });
+    exit_code(result)
+}
+
+fn exit_code(result: Result<u8, Failure>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {

@@ -1,10 +1,8 @@
 //! Where the per-user state lives: `<home>/.hera-agent-unity/` and its sub-folders (§1.1).
 //!
 //! There is no environment override for this directory on either side of the wire, so the only
-//! thing we can get wrong is "home". We follow the Connector: `%USERPROFILE%` on Windows and
-//! `$HOME` elsewhere. MCP clients sometimes start us with a stripped environment (no `HOME`), so
-//! when the variable is missing we ask the OS for the account's home directory (`getpwuid_r` on
-//! Unix, the known-folder API on Windows, both through `dirs`) instead of giving up.
+//! thing we can get wrong is "home", and [`user_home`] (in `platform::dirs`) follows the
+//! Connector's notion of it on every platform.
 
 use hera_connector_contract::wire::{BASE_DIR_NAME, INSTANCES_DIR, OPERATIONS_DIR, STATUS_DIR};
 use std::path::{Path, PathBuf};
@@ -15,15 +13,7 @@ pub struct AgentHome {
     base: PathBuf,
 }
 
-/// The user's home directory as the Connector sees it, or `None` if the OS cannot tell.
-pub fn user_home() -> Option<PathBuf> {
-    let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
-    match std::env::var_os(var) {
-        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        // `dirs` re-checks HOME and then asks the password database (`getpwuid_r`) on Unix.
-        _ => dirs::home_dir(),
-    }
-}
+pub use crate::platform::dirs::user_home;
 
 impl AgentHome {
     /// The base directory for this user. When no home directory can be found at all, Go falls

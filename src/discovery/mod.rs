@@ -29,7 +29,7 @@ pub use instance::{
     Instance, READ_ATTEMPTS, READ_RETRY_PAUSE, STALE_AFTER_MS, Scan, now_ms, read_heartbeat, scan,
     scan_async,
 };
-pub use liveness::pid_alive;
+pub use liveness::{EditorLiveness, PRESUMED_GONE_AFTER_MS, judge, judge_with, pid_alive};
 pub use select::{
     Selector, cwd_within, find_by_port_including_stopped, find_project, parse_port, select,
 };

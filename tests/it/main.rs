@@ -8,6 +8,7 @@
 //! - `parity`: the same scenario through the CLI and through MCP, with the rules both share and
 //!   the one place a person and an agent are treated differently.
 //! - `search_quality`: recall of `tool_search` on committed query sets.
+//! - `server_json`: the MCP registry manifest against its schema.
 //! - `interop`: real MCP clients (installed by `.ci/run`).
 //! - `tidy`: the code map's invariants, read from the source tree.
 
@@ -16,9 +17,12 @@ mod support;
 mod cli_call;
 mod cli_discovery;
 mod cli_doctor;
+mod cli_doctor_clients;
+mod cli_doctor_platform;
 mod cli_faults;
 mod cli_legacy;
 mod cli_reload;
+mod cli_setup;
 mod cli_task;
 mod cli_wait;
 mod interop;
@@ -29,4 +33,5 @@ mod mcp_project_following;
 mod mcp_protocol;
 mod parity;
 mod search_quality;
+mod server_json;
 mod tidy;
