@@ -10,9 +10,11 @@
 //! - `legacy`: a legacy Connector's listing adapted to catalog entries of unknown safety.
 //! - `profiles`: which tools a profile serves.
 //! - `suggest`: the one "did you mean" routine for names.
+//! - `verify`: the checks a fetched catalog must pass (hash, structure, project, epoch).
 
 mod cache;
 pub mod legacy;
+mod verify;
 pub mod profiles;
 pub mod suggest;
 
@@ -117,7 +119,7 @@ pub async fn refresh(
     let instance = client.instance();
     let project_id = instance.project_id();
     let snapshot = if instance.heartbeat.supports_strict_catalog() {
-        let fetched = client.fetch_catalog().await?;
+        let fetched = verify::fetch_verified(client).await?;
         CatalogSnapshot {
             key: CacheKey {
                 project_id: fetched.catalog.project_id.clone(),

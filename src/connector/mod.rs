@@ -1,7 +1,7 @@
 //! The Connector client: requests, `meta`, response decoding, and surviving domain reloads.
 //!
 //! Files: `transport` (the one HTTP client), `envelope` (tolerant decoding), `error` (the layer's
-//! error type), `catalog_fetch` (the catalog requests, bytes kept for the hash).
+//! error type), `catalog_fetch` (the catalog requests, bytes kept for the hash; `catalog` checks them).
 //!
 //! Only this module speaks HTTP (see [`transport`]). A [`ConnectorClient`] is bound to one
 //! *project*, not one port: when a request fails transiently it rescans the heartbeats and
@@ -23,7 +23,7 @@ mod envelope;
 mod error;
 pub mod transport;
 
-pub use catalog_fetch::{EPOCH_SETTLE, EPOCH_SETTLE_POLL, FetchedCatalog, LegacyListing};
+pub use catalog_fetch::{CatalogReply, LegacyListing};
 pub use envelope::{BatchReply, Envelope, rewrite_version_skew};
 pub use error::ConnectorError;
 

@@ -1,0 +1,152 @@
+//! Which catalog we trust: the checks a fetched catalog must pass before anything answers from
+//! it (contract: "Catalog and catalog_hash").
+//!
+//! The `catalog_hash` recomputed from the received bytes (numbers exactly as written, which
+//! `serde_json::Value` cannot keep) must equal the one it carries; its structure must pass
+//! [`Catalog::check_structure`]; its `project_id` must be the id of the heartbeat's
+//! `projectPath`; and its `domain_epoch` must equal the heartbeat's, allowing 2.5 s for a
+//! heartbeat that lags behind a reload. Unknown fields are reported, not fatal.
+
+use crate::connector::{CatalogReply, ConnectorClient, ConnectorError};
+use crate::discovery::Instance;
+use hera_connector_contract::canonical::{self, Json, NumberMode};
+use hera_connector_contract::catalog::Catalog;
+use hera_connector_contract::identity::project_id;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// How long a catalog/heartbeat epoch disagreement may last before the catalog is refused.
+pub const EPOCH_SETTLE: Duration = Duration::from_millis(2500);
+const EPOCH_SETTLE_POLL: Duration = Duration::from_millis(250);
+
+/// A verified strict catalog.
+#[derive(Debug, Clone)]
+pub struct FetchedCatalog {
+    pub catalog: Catalog,
+    /// The catalog (`data` member) as canonical text: sorted keys, numbers as received, unknown
+    /// fields kept. Its catalog hash is `catalog.catalog_hash`; the on-disk cache stores it.
+    pub canonical_text: String,
+    /// The heartbeat whose epoch the catalog matched.
+    pub instance: Instance,
+}
+
+fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
+    match v {
+        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// Fetches the strict catalog and checks it.
+pub async fn fetch_verified(client: &ConnectorClient) -> Result<FetchedCatalog, ConnectorError> {
+    let CatalogReply { text, envelope } = client.fetch_catalog().await?;
+    let body = canonical::parse(&text).map_err(|e| {
+        ConnectorError::CatalogInvalid(format!("catalog reply is not valid JSON: {e}"))
+    })?;
+    let data_json = member(&body, "data")
+        .ok_or_else(|| ConnectorError::CatalogInvalid("the catalog reply has no data".into()))?;
+    let data_value = envelope.data.unwrap_or(Value::Null);
+    verify(client, data_json, data_value).await
+}
+
+async fn verify(
+    client: &ConnectorClient,
+    data_json: &Json,
+    data_value: Value,
+) -> Result<FetchedCatalog, ConnectorError> {
+    let computed = canonical::catalog_hash_json(data_json);
+    let raw = data_value.clone();
+    let catalog: Catalog = serde_json::from_value(data_value)
+        .map_err(|e| ConnectorError::CatalogInvalid(format!("malformed catalog: {e}")))?;
+    if computed != catalog.catalog_hash {
+        return Err(ConnectorError::CatalogInvalid(format!(
+            "tool catalog hash mismatch: it says {} but its content hashes to {computed}",
+            catalog.catalog_hash
+        )));
+    }
+    let problems = catalog.check_structure();
+    if !problems.is_empty() {
+        return Err(ConnectorError::CatalogInvalid(problems.join("; ")));
+    }
+    let mut instance = client.instance();
+    let expected_project = project_id(&instance.project_path);
+    if catalog.project_id != expected_project {
+        return Err(ConnectorError::CatalogInvalid(format!(
+            "catalog project_id {} is not the id of {} ({expected_project})",
+            catalog.project_id, instance.project_path
+        )));
+    }
+    let settle_until = Instant::now() + EPOCH_SETTLE;
+    while instance.domain_epoch() != Some(catalog.domain_epoch.as_str()) {
+        if Instant::now() >= settle_until {
+            return Err(ConnectorError::CatalogInvalid(format!(
+                "catalog domain epoch {:?} does not match heartbeat epoch {:?}",
+                catalog.domain_epoch,
+                instance.domain_epoch().unwrap_or("")
+            )));
+        }
+        tokio::time::sleep(EPOCH_SETTLE_POLL).await;
+        if let Some(i) = client.refresh_instance().await? {
+            instance = i;
+        }
+    }
+    let canonical_text = canonical::write_canonical(data_json, NumberMode::Literal);
+    let known = serde_json::to_value(&catalog).unwrap_or(Value::Null);
+    let mut unknown_fields = Vec::new();
+    unknown_keys(&raw, &known, "", &mut unknown_fields);
+    // A newer Connector may add fields; the hash covers them, so they are kept and reported
+    // rather than refused.
+    if !unknown_fields.is_empty() {
+        tracing::warn!(
+            fields = %unknown_fields.join(", "),
+            "the catalog has fields this client does not know; they are ignored"
+        );
+    }
+    Ok(FetchedCatalog {
+        catalog,
+        canonical_text,
+        instance,
+    })
+}
+
+/// Keys present in `raw` but absent from `known` (our re-serialization), skipping the opaque
+/// parts: schemas and rule conditions.
+fn unknown_keys(raw: &Value, known: &Value, at: &str, out: &mut Vec<String>) {
+    match (raw, known) {
+        (Value::Object(r), Value::Object(k)) => {
+            for (key, rv) in r {
+                let path = if at.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{at}.{key}")
+                };
+                match k.get(key) {
+                    None => out.push(path),
+                    Some(_)
+                        if matches!(key.as_str(), "input_schema" | "output_schema" | "when") => {}
+                    Some(kv) => unknown_keys(rv, kv, &path, out),
+                }
+            }
+        }
+        (Value::Array(r), Value::Array(k)) => {
+            for (i, (rv, kv)) in r.iter().zip(k).enumerate() {
+                unknown_keys(rv, kv, &format!("{at}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn unknown_keys_are_listed_outside_schemas() {
+        let raw = serde_json::json!({"a": 1, "tools": [{"name": "x", "extra": true,
+            "input_schema": {"anything": 1}}], "new_top": 2});
+        let known = serde_json::json!({"a": 1, "tools": [{"name": "x", "input_schema": {}}]});
+        let mut out = Vec::new();
+        unknown_keys(&raw, &known, "", &mut out);
+        assert_eq!(out, ["new_top", "tools[0].extra"]);
+    }
+}
