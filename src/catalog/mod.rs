@@ -14,9 +14,9 @@
 
 mod cache;
 pub mod legacy;
-mod verify;
 pub mod profiles;
 pub mod suggest;
+mod verify;
 
 pub use cache::{CatalogCache, MAX_FILES_PER_PROJECT};
 pub use hera_connector_contract::catalog::{

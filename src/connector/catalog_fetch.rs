@@ -118,4 +118,3 @@ impl ConnectorClient {
 fn obj(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
-

@@ -432,6 +432,24 @@ impl ConnectorClient {
         kind: &Exchange,
         timeout: Duration,
     ) -> Result<(RawResponse, Option<Value>, u16), ConnectorError> {
+        // The Connector refuses an oversized body on its declared length without reading it,
+        // and the unread bytes may come back as a reset that looks like a broken exchange
+        // (resent, then "outcome unknown" for a request that never ran). Refuse it here.
+        let limit = match kind {
+            Exchange::Batch => hera_connector_contract::wire::MAX_BATCH_BODY,
+            _ => hera_connector_contract::wire::MAX_COMMAND_BODY,
+        };
+        if body.len() > limit {
+            return Err(ConnectorError::InvalidRequest {
+                code: "REQUEST_TOO_LARGE",
+                message: format!(
+                    "the request is {} bytes; the Unity Connector accepts at most {limit} bytes \
+                     per {path} request, so it was not sent. Send less per call (split the \
+                     work, or reference files by path instead of inlining them)",
+                    body.len()
+                ),
+            });
+        }
         let start = Instant::now();
         let deadline = start + timeout;
         let resend_until = deadline.min(start + RETRY_CEILING);

@@ -7,6 +7,8 @@
 //!    validation, the resolved safety;
 //! 4. refusals that need no Editor round trip: a change chosen before an unannounced project
 //!    switch, a change on a Connector without a ledger (agents only, see [`Caller`]);
+//!    An EditMode test run is asked for async results, so it becomes a job instead of holding
+//!    the Editor's command lock for the whole suite;
 //! 5. approval: a supplied token checked locally against the call, or preflight and the
 //!    [`Approver`]; an undecided approval ends the call here;
 //! 6. `/command`, with one operation id and one arguments hash for every send of this call;
@@ -28,6 +30,7 @@ use crate::discovery::{AliveEvent, now_ms};
 use crate::policy::{self, ApprovalBinding, ApprovalNeed, CallPolicy, EditorCapabilities};
 use crate::tasks;
 use hera_connector_contract::canonical::arguments_hash_of_value;
+use hera_connector_contract::catalog::ToolEntry;
 use hera_connector_contract::operation::OperationId;
 use hera_connector_contract::task_id::DurableTaskId;
 use hera_connector_contract::wire::FEATURE_OPERATION_LEDGER;
@@ -200,6 +203,7 @@ impl Session {
             .approval_token
             .clone()
             .or(req.approval_token);
+        ask_for_async_results(resolved.tool, resolved.action.is_some(), &mut arguments);
         let policy = resolved.policy.clone();
         let contract = resolved.contract();
         drop(resolved);
@@ -458,6 +462,30 @@ impl Session {
             });
         }
         self.decide(&pre, policy, approver, true).await
+    }
+}
+
+/// An EditMode test run without `async_results` runs synchronously inside the Editor and holds
+/// its command lock for the whole suite: a long suite outlives the request (an unknown outcome)
+/// while every other call queues behind it. Asking for async results makes it a job like a
+/// PlayMode run, followed through the file bus. A caller's explicit `async_results` is kept.
+fn ask_for_async_results(tool: &ToolEntry, names_action: bool, arguments: &mut Map<String, Value>) {
+    let edit_mode = arguments
+        .get("mode")
+        .and_then(Value::as_str)
+        .is_some_and(|m| m.eq_ignore_ascii_case("editmode"));
+    let declared = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get("async_results"))
+        .is_some();
+    if tool.name == "run_tests"
+        && !names_action
+        && edit_mode
+        && declared
+        && !arguments.contains_key("async_results")
+    {
+        arguments.insert("async_results".into(), Value::Bool(true));
     }
 }
 

@@ -7,6 +7,7 @@
 //!   following.
 //! - `parity`: the same scenario through the CLI and through MCP, with the rules both share and
 //!   the one place a person and an agent are treated differently.
+//! - `real_connector`: the client against the real Connector's behaviour, one test each.
 //! - `search_quality`: recall of `tool_search` on committed query sets.
 //! - `server_json`: the MCP registry manifest against its schema.
 //! - `interop`: real MCP clients (installed by `.ci/run`).
@@ -32,6 +33,7 @@ mod mcp_guarantees;
 mod mcp_project_following;
 mod mcp_protocol;
 mod parity;
+mod real_connector;
 mod search_quality;
 mod server_json;
 mod tidy;
