@@ -327,9 +327,18 @@ pub(crate) fn env_boolean(name: &str) -> Option<bool> {
     parse_boolean(&std::env::var(name).ok()?)
 }
 
+/// The one tracing setup, on stderr, `RUST_LOG` (default `warn`). Libraries that would write
+/// whole protocol messages at debug or trace (rmcp's JSON-RPC frames carry approval tokens in
+/// their arguments; the HTTP stack's carry `meta`) are capped at `info` whatever `RUST_LOG`
+/// says, so a token never reaches a log.
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+    let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    for quiet in ["rmcp=info", "hyper=info", "hyper_util=info", "reqwest=info", "h2=info"] {
+        if let Ok(d) = quiet.parse() {
+            filter = filter.add_directive(d);
+        }
+    }
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)

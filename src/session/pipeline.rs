@@ -17,11 +17,12 @@
 //!    predict, `CATALOG_STALE` (reload the catalog; resend under the same id only if this call's
 //!    contract is unchanged, so a ledger replays instead of running twice). A reply that is not
 //!    an envelope is the connector's broken exchange: resent under the same id only when safe;
-//! 8. the answer, decoded once, with the long job it started, if any.
+//! 8. the answer, decoded once, with the long job it started, if any; a change that failed in a
+//!    way that may have come after it ran is an unknown outcome with its operation id.
 
 use super::approval::{ApprovalAsk, Approver, Caller, Decision, same_summary};
 use super::editor::{ProjectSwitch, Session};
-use super::error::CallError;
+use super::error::{CallError, ErrorKind};
 use super::resolve::{self, ToolScope, label};
 use crate::connector::{
     CallOptions, ClientKind, ConnectorClient, ConnectorError, Envelope, Preflight,
@@ -344,6 +345,9 @@ impl Session {
                 events.push(CallEvent::CatalogRefreshed);
                 continue;
             }
+            if let Some(unknown) = failed_after_running(env, &policy, &reply.operation_id) {
+                return Err(unknown);
+            }
             let project_id = view.catalog().project_id.clone();
             let job = tasks::job_of_reply(
                 &policy.tool,
@@ -463,6 +467,43 @@ impl Session {
         }
         self.decide(&pre, policy, approver, true).await
     }
+}
+
+/// A change the Connector may have made before it failed: `INTERNAL_ERROR` can escape after the
+/// handler ran (its result could not be recorded), and `RESPONSE_WRITE_FAILED` means the answer
+/// could not be written. Nothing says whether the change happened, so it is an unknown outcome
+/// with the operation id: a same-id retry is answered by the ledger (replayed, in progress, or
+/// run once). A read is not a change and keeps the Editor's error.
+fn failed_after_running(
+    env: &Envelope,
+    policy: &CallPolicy,
+    op: &OperationId,
+) -> Option<CallError> {
+    let code = env.code.as_deref()?;
+    if env.success
+        || policy.read_only()
+        || !matches!(code, "INTERNAL_ERROR" | "RESPONSE_WRITE_FAILED")
+    {
+        return None;
+    }
+    let message = env.message.clone().unwrap_or_default();
+    Some(
+        CallError::new(
+            ErrorKind::OutcomeUnknown {
+                operation_id: op.to_string(),
+            },
+            "OPERATION_OUTCOME_UNKNOWN",
+            format!(
+                "the Unity Editor failed with {code} ({message}) after it may have run {} \
+                 operation {op}; whether the change happened is unknown. The identical call \
+                 under the same operation id is safe: the Connector's ledger replays it, reports \
+                 it in progress, or runs it once",
+                label(policy)
+            ),
+        )
+        .with_data(json!({"operation_id": op.as_str(), "tool": policy.tool,
+            "editor_code": code, "editor_message": message})),
+    )
 }
 
 /// An EditMode test run without `async_results` runs synchronously inside the Editor and holds
