@@ -329,12 +329,12 @@ pub(crate) fn env_boolean(name: &str) -> Option<bool> {
 
 /// The one tracing setup, on stderr, `RUST_LOG` (default `warn`). Libraries that would write
 /// whole protocol messages at debug or trace (rmcp's JSON-RPC frames carry approval tokens in
-/// their arguments; the HTTP stack's carry `meta`) are capped at `info` whatever `RUST_LOG`
+/// their arguments; the HTTP stack's carry `meta`) are capped at `warn` whatever `RUST_LOG`
 /// says, so a token never reaches a log.
 fn init_tracing() {
     let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    for quiet in ["rmcp=info", "hyper=info", "hyper_util=info", "reqwest=info", "h2=info"] {
+    for quiet in ["rmcp=warn", "hyper=warn", "hyper_util=warn", "reqwest=warn", "h2=warn"] {
         if let Ok(d) = quiet.parse() {
             filter = filter.add_directive(d);
         }
