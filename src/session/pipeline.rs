@@ -58,6 +58,9 @@ pub enum CallEvent {
     /// The catalog changed under the call (`CATALOG_STALE`); it was reloaded and the unchanged
     /// call resent under the same operation id.
     CatalogRefreshed,
+    /// The operation had already run under this id: the answer is the Editor's ledger replaying
+    /// its stored result, and nothing ran now. `first_ran_at_ms` is when it started.
+    Replayed { first_ran_at_ms: i64 },
 }
 
 /// What the Editor answered (success or its own failure envelope).
@@ -261,6 +264,9 @@ impl Session {
         }
 
         let mut events = Vec::new();
+        // A retry under an id the ledger has already finished is answered from the ledger;
+        // read its record first so the answer can say so (and when it first ran).
+        let earlier = self.finished_run(&view.catalog().project_id, &op, &arguments_hash);
         // Each recovery runs at most once, so this loop sends at most four times.
         let (mut renewed, mut reentered, mut refreshed) = (false, false, false);
         loop {
@@ -348,6 +354,9 @@ impl Session {
             if let Some(unknown) = failed_after_running(env, &policy, &reply.operation_id) {
                 return Err(unknown);
             }
+            if let Some(first_ran_at_ms) = earlier {
+                events.push(CallEvent::Replayed { first_ran_at_ms });
+            }
             let project_id = view.catalog().project_id.clone();
             let job = tasks::job_of_reply(
                 &policy.tool,
@@ -366,6 +375,24 @@ impl Session {
                 events,
             })));
         }
+    }
+
+    /// When the Editor's ledger already finished `op` for these arguments, when it started. Read
+    /// from the ledger file the Connector writes (bounded: one small file); any doubt is `None`.
+    fn finished_run(&self, project_id: &str, op: &OperationId, arguments_hash: &str) -> Option<i64> {
+        let path = self
+            .home()
+            .operations_dir()
+            .join(hera_connector_contract::identity::ledger_dir_name(project_id))
+            .join(format!("{op}.json"));
+        let file = std::fs::File::open(path).ok()?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, 64 * 1024 * 1024), &mut text)
+            .ok()?;
+        let record: hera_connector_contract::wire::LedgerRecord =
+            serde_json::from_str(&text).ok()?;
+        (record.arguments_hash == arguments_hash && record.state.is_terminal())
+            .then_some(record.started_at_ms)
     }
 
     /// Gets approval for one send: a supplied token checked against the call, an answer the
