@@ -23,7 +23,7 @@
 //! - a question ("what is…", "is … done?") multiplies read-only entries by a small factor;
 //! - a vector in the query ("to 0,1,0") counts as the word "position".
 
-use super::hit::{CompactSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
+use super::hit::{ActionSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
 use super::synonyms;
 use super::text::{self, Word};
 use super::typo::{MIN_TYPO_LEN, TypoIndex};
@@ -104,6 +104,19 @@ const VECTOR_WEIGHT: f32 = 0.6;
 
 /// Weight of a query word's typo correction, relative to the word.
 const TYPO_WEIGHT: f32 = 0.6;
+
+/// Longest query looked at, in characters; the rest is ignored. Requests are a sentence or
+/// two; `tool_search` refuses longer ones before they get here, and this bound keeps any other
+/// caller's cost proportional to a sentence too.
+pub const MAX_QUERY_CHARS: usize = 1024;
+
+/// The prefix of `text` of at most `max` characters.
+pub(crate) fn clip_chars(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
 
 /// One level's inverted index: term id → postings `(document, saturated-ready tf)`.
 #[derive(Debug, Default, Clone)]
@@ -225,14 +238,14 @@ struct ToolMeta {
     entries: std::ops::Range<u32>,
     action_names: Vec<String>,
     summary: String,
-    safety: CompactSafety,
+    safety: ActionSafety,
 }
 
 #[derive(Debug, Clone)]
 struct Entry {
     action: Option<String>,
     summary: String,
-    safety: CompactSafety,
+    safety: ActionSafety,
 }
 
 /// A catalog prepared for ranking. Build once per catalog snapshot.
@@ -255,6 +268,8 @@ pub struct SearchIndex {
     /// Tool → runs arbitrary code somewhere.
     tool_arbitrary: Vec<bool>,
     typos: TypoIndex,
+    /// Lower-cased tool and action names, for capability checks.
+    pub(crate) names: Vec<String>,
 }
 
 /// One query word with the forms it may take in the catalog.
@@ -290,6 +305,42 @@ struct ParamText {
     names: String,
     descriptions: String,
     values: String,
+}
+
+/// A one-line summary that needs no prose: the action's name in words, the tool's title and the
+/// parameters it takes (required first). Real Connectors publish no action descriptions, so
+/// this is what a hit shows there.
+fn synthesized_summary(tool: &ToolEntry, action: &str, schema: &Value) -> String {
+    const MAX_PARAMS: usize = 6;
+    let mut words = action.replace('_', " ");
+    if let Some(first) = words.get(..1) {
+        words = first.to_uppercase() + &words[1..];
+    }
+    let title = if tool.title.trim().is_empty() {
+        &tool.name
+    } else {
+        &tool.title
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut params: Vec<&str> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).filter(|k| *k != "action").collect())
+        .unwrap_or_default();
+    params.sort_by_key(|p| !required.contains(p));
+    let mut line = format!("{words} ({title})");
+    if !params.is_empty() {
+        let shown: Vec<&str> = params.iter().take(MAX_PARAMS).copied().collect();
+        line.push_str(": ");
+        line.push_str(&shown.join(", "));
+        if params.len() > MAX_PARAMS {
+            line.push_str(", …");
+        }
+    }
+    first_sentence(&line)
 }
 
 fn param_text(schema: &Value) -> ParamText {
@@ -415,8 +466,12 @@ impl SearchIndex {
                 entry_reads.push(tool.safety.read_only);
                 entries.push(Entry {
                     action: None,
-                    summary: first_sentence(&tool.description),
-                    safety: CompactSafety::of(tool, None),
+                    summary: if tool.description.trim().is_empty() {
+                        synthesized_summary(tool, &tool.name, &tool.input_schema)
+                    } else {
+                        first_sentence(&tool.description)
+                    },
+                    safety: ActionSafety::of(tool, None),
                 });
             }
             for action in &tool.actions {
@@ -433,14 +488,14 @@ impl SearchIndex {
                 entry_tool.push(ti as u32);
                 entry_reads.push(action.safety.read_only);
                 let summary = if action.description.trim().is_empty() {
-                    first_sentence(&tool.description)
+                    synthesized_summary(tool, &action.name, &action.input_schema)
                 } else {
                     first_sentence(&action.description)
                 };
                 entries.push(Entry {
                     action: Some(action.name.clone()),
                     summary,
-                    safety: CompactSafety::of(tool, Some(&action.name)),
+                    safety: ActionSafety::of(tool, Some(&action.name)),
                 });
             }
             metas.push(ToolMeta {
@@ -450,7 +505,7 @@ impl SearchIndex {
                 entries: first..entries.len() as u32,
                 action_names: tool.actions.iter().map(|a| a.name.clone()).collect(),
                 summary: first_sentence(&tool.description),
-                safety: CompactSafety::of(tool, None),
+                safety: ActionSafety::of(tool, None),
             });
         }
         let n_terms = vb.vocab.len();
@@ -473,6 +528,13 @@ impl SearchIndex {
             tools: metas,
             entries,
             typos,
+            names: tools
+                .iter()
+                .flat_map(|t| {
+                    std::iter::once(t.name.to_lowercase())
+                        .chain(t.actions.iter().map(|a| a.name.to_lowercase()))
+                })
+                .collect(),
         }
     }
 
@@ -486,8 +548,10 @@ impl SearchIndex {
         self.entries.len()
     }
 
-    /// The query's word groups: each word with its joined, synonym and typo forms.
-    fn groups(&self, query: &str) -> Vec<Group> {
+    /// The query's word groups: each word with its joined, synonym and typo forms; and the
+    /// number of meaningful words in the query (known to the catalog or not), the denominator
+    /// of a hit's coverage.
+    fn groups(&self, query: &str) -> (Vec<Group>, usize) {
         let words: Vec<Word> = text::words(query);
         let mut groups: Vec<Group> = Vec::new();
         let add_form = |g: &mut Group, term: &str, w: f32| {
@@ -503,6 +567,8 @@ impl SearchIndex {
             .iter()
             .filter(|w| !w.joined && text::term_of(&w.surface).is_some())
             .collect();
+        let mut meaningful: std::collections::HashSet<&str> =
+            plain.iter().map(|w| w.surface.as_str()).collect();
         for (i, w) in plain.iter().enumerate() {
             let term = text::term_of(&w.surface).expect("filtered above");
             let mut g = Group {
@@ -535,7 +601,8 @@ impl SearchIndex {
             groups.push(g);
         }
         // A vector ("to 0,1,0", "at 400, 300") is a position argument.
-        if let Some(v) = text::vector(query) {
+        let vector = text::vector(query);
+        if let Some(v) = vector.clone() {
             let mut g = Group {
                 surface: v,
                 forms: Vec::new(),
@@ -554,10 +621,14 @@ impl SearchIndex {
                 groups.push(g);
             }
         }
+        if let Some(v) = &vector {
+            meaningful.insert(v);
+        }
+        let meaningful = meaningful.len();
         // The same word twice counts once.
         let mut seen = std::collections::HashSet::new();
         groups.retain(|g| !g.forms.is_empty() && seen.insert(g.surface.clone()));
-        groups
+        (groups, meaningful)
     }
 
     /// Adds each group's best form per document of `level` into `s.total`.
@@ -597,7 +668,8 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
-        let groups = self.groups(query);
+        let query = clip_chars(query, MAX_QUERY_CHARS);
+        let (groups, meaningful) = self.groups(query);
         if groups.is_empty() {
             return Vec::new();
         }
@@ -678,25 +750,45 @@ impl SearchIndex {
             ranked.truncate(limit);
         }
         ranked.sort_unstable_by(order);
-        ranked.into_iter().map(|r| self.hit(r, &groups)).collect()
+        ranked
+            .into_iter()
+            .map(|r| self.hit(r, &groups, meaningful))
+            .collect()
     }
 
     fn action_of(&self, r: &(f32, u32, Option<u32>)) -> Option<&str> {
         r.2.and_then(|e| self.entries[e as usize].action.as_deref())
     }
 
-    fn hit(&self, (score, t, e): (f32, u32, Option<u32>), groups: &[Group]) -> SearchHit {
+    fn hit(
+        &self,
+        (score, t, e): (f32, u32, Option<u32>),
+        groups: &[Group],
+        meaningful: usize,
+    ) -> SearchHit {
         let tool = &self.tools[t as usize];
-        let matched_terms = groups
-            .iter()
-            .filter(|g| {
-                g.forms.iter().any(|&(term, _)| {
+        let mut matched_terms = Vec::new();
+        let mut matched_weight = 0f32;
+        for g in groups {
+            let best = g
+                .forms
+                .iter()
+                .filter(|&&(term, _)| {
                     self.tool_level.contains(term, t)
                         || e.is_some_and(|e| self.entry_level.contains(term, e))
                 })
-            })
-            .map(|g| g.surface.clone())
-            .collect();
+                .map(|&(_, w)| w)
+                .fold(0f32, f32::max);
+            if best > 0.0 {
+                matched_terms.push(g.surface.clone());
+                matched_weight += best;
+            }
+        }
+        let coverage = if meaningful == 0 {
+            0.0
+        } else {
+            (matched_weight / meaningful as f32).min(1.0)
+        };
         let (action, summary, safety) = match e {
             Some(e) => {
                 let entry = &self.entries[e as usize];
@@ -717,6 +809,15 @@ impl SearchIndex {
             summary,
             actions,
             safety,
+            coverage,
         }
+    }
+
+    /// Whether tool number `t` runs arbitrary code, by name.
+    pub(crate) fn is_arbitrary(&self, tool: &str) -> bool {
+        self.tools
+            .iter()
+            .position(|m| m.name == tool)
+            .is_some_and(|i| self.tool_arbitrary[i])
     }
 }

@@ -236,7 +236,7 @@ fn an_optional_action_makes_the_tool_callable_on_its_own() {
         .unwrap();
     go.input_schema["required"] = json!([]);
     assert!(callable_without_action(go));
-    let expected_safety = CompactSafety::of(go, None);
+    let expected_safety = ActionSafety::of(go, None);
     let idx = SearchIndex::build(&tools);
     assert_eq!(
         idx.entry_count(),
@@ -284,7 +284,13 @@ fn legacy_and_custom_tools_match_on_name_and_description() {
     let hits = idx.search("spawn a wave of enemies", 5, &SearchFilter::everything());
     assert_eq!(hits[0].tool, "spawn_wave");
     assert_eq!(hits[0].action, None);
-    assert!(hits[0].safety.requires_confirmation);
+    // A legacy tool's safety is unspecified, which requires confirmation by default (so no
+    // flag is spelled out).
+    assert_eq!(
+        hits[0].safety.risk_class,
+        hera_connector_contract::catalog::RiskClass::Unspecified
+    );
+    assert_eq!(hits[0].safety.to_json(), json!({"risk_class": "unspecified"}));
 }
 
 #[test]
@@ -350,20 +356,21 @@ fn empty_and_stopword_queries_return_nothing() {
 }
 
 #[test]
-fn compact_json_has_identity_summary_and_folded_safety() {
+fn compact_json_has_identity_summary_and_the_calls_own_safety() {
     let idx = SearchIndex::build(&fixture());
     let h = &idx.search("read the console", 1, &SearchFilter::everything())[0];
     let j = h.to_compact_json();
     assert_eq!(j["name"], "console");
     assert!(j.get("action").is_none());
     assert_eq!(j["summary"], "Reads Editor console entries.");
-    // Read-only tool with a destructive `clear` rule: the worst case is shown and flagged.
-    assert_eq!(j["safety"]["read_only"], false);
-    assert_eq!(j["safety"]["requires_confirmation"], true);
-    assert_eq!(j["safety"]["conditional"], true);
+    // Read-only tool with a destructive `clear` rule: reading is read-only, and the rule is
+    // the caveat, not the label.
+    assert_eq!(
+        j["safety"],
+        json!({"risk_class": "read_only", "worst_case": "destructive"})
+    );
     let d = &idx.search("destroy object", 1, &SearchFilter::everything())[0];
     let j = d.to_compact_json();
     assert_eq!(j["action"], "destroy");
-    assert_eq!(j["safety"]["risk_class"], "destructive");
-    assert!(j["safety"].get("conditional").is_none());
+    assert_eq!(j["safety"], json!({"risk_class": "destructive"}));
 }
