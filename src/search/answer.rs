@@ -19,6 +19,10 @@ use super::text;
 
 /// Least coverage of the query by the best hit for the answer to count as found.
 pub const CONFIDENT_COVERAGE: f32 = 0.5;
+/// Least coverage for a hidden arbitrary-code tool, ranked first without the filter, to make
+/// the answer "not offered": lower than [`CONFIDENT_COVERAGE`] because code requests carry the
+/// code's own words ("execute code that prints the frame count").
+const ARBITRARY_CODE_COVERAGE: f32 = 0.3;
 
 /// A capability a query asked for that this server does not offer in this session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +96,7 @@ impl SearchIndex {
             let best = self.search(query, 1, &unfiltered);
             if let Some(b) = best.first()
                 && self.is_arbitrary(&b.tool)
-                && b.coverage >= CONFIDENT_COVERAGE
+                && b.coverage >= ARBITRARY_CODE_COVERAGE
                 && hits.first().is_none_or(|h| h.score < b.score)
             {
                 return SearchAnswer {

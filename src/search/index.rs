@@ -82,7 +82,7 @@ const TOOL_NAME_COVERED: f32 = 2.0;
 
 /// A question ("what is the master volume", "is the bake done?") asks to read something: read-only
 /// entries get this factor. Polite requests ("can you delete…") do not open with these words.
-const QUESTION_READ_ONLY_FACTOR: f32 = 1.25;
+const QUESTION_READ_ONLY_FACTOR: f32 = 2.0;
 
 /// Words that open a question.
 const QUESTION_WORDS: &[&str] = &[
@@ -90,13 +90,65 @@ const QUESTION_WORDS: &[&str] = &[
     "were", "has", "have", "any", "whats", "why",
 ];
 
-/// Whether the query is phrased as a question.
+/// Openings that ask to be shown something rather than to change it.
+const READ_OPENINGS: &[&str] = &["show", "tell me", "list", "read", "check", "display", "view"];
+
+/// Weight of a word that only qualifies "mode" ("exit *play* mode", "*edit* mode tests"): it
+/// names the mode, not an operation, so it must not outvote the verb.
+const MODE_QUALIFIER_WEIGHT: f32 = 0.75;
+
+/// Whether the query asks to read: phrased as a question, or opening with a read request.
 fn is_question(query: &str) -> bool {
     let q = query.trim();
+    let lower = q.to_lowercase();
     q.ends_with('?')
         || q.split_whitespace()
             .next()
-            .is_some_and(|w| QUESTION_WORDS.contains(&w.to_lowercase().as_str()))
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.to_lowercase().trim_end_matches("'s")))
+        || READ_OPENINGS
+            .iter()
+            .any(|o| lower.starts_with(o) && lower[o.len()..].starts_with(' '))
+}
+
+/// Weight of a word that looks like the name of the user's object rather than a word for an
+/// operation: capitalized inside the request ("add a Rigidbody to the *Player*", "hide the
+/// *HUD*"). Such words still count (a scene may be called "Menu"), at this fraction.
+const OBJECT_NAME_WEIGHT: f32 = 0.35;
+
+/// Words capitalized like Unity's own terms, which a request capitalizes without naming an
+/// object of the user's.
+const CAPITALIZED_TERMS: &[&str] = &[
+    "play", "mode", "edit", "editor", "scene", "game", "view", "inspector", "hierarchy",
+    "console", "project", "build", "settings", "package", "manager", "prefab", "asset", "assets",
+    "unity", "timeline", "profiler", "canvas", "shader", "material", "navmesh", "lighting",
+    "physics", "input", "system", "test", "tests", "runner", "playmode", "editmode",
+];
+
+/// Lower-cased words the request capitalizes after its first word, one part each (a camelCase
+/// run such as `BoxCollider` is a type, not a name), minus Unity's own terms and component types.
+fn object_names(query: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for (i, run) in query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|r| !r.is_empty())
+        .enumerate()
+    {
+        let mut chars = run.chars();
+        let Some(first) = chars.next() else { continue };
+        let rest: Vec<char> = chars.collect();
+        let title = first.is_uppercase()
+            && !rest.is_empty()
+            && rest.iter().all(|c| c.is_lowercase() || c.is_ascii_digit());
+        let lower = run.to_lowercase();
+        if i > 0
+            && title
+            && !CAPITALIZED_TERMS.contains(&lower.as_str())
+            && !synonyms::is_component_type(&lower)
+        {
+            out.insert(lower);
+        }
+    }
+    out
 }
 
 /// Weight of "position" for a vector written in the query.
@@ -446,7 +498,10 @@ impl SearchIndex {
             }
             let mut doc = vec![Vec::new(); TOOL_FIELDS.len()];
             doc[T_NAME] = vb.ids(&name_text);
-            tool_name_terms.push(vb.ids(&tool.name));
+            // `manage_` opens most tool names and says nothing about them: a request for
+            // "components" names `manage_components` completely.
+            let name_words = tool.name.strip_prefix("manage_").unwrap_or(&tool.name);
+            tool_name_terms.push(vb.ids(name_words));
             doc[T_TITLE] = vb.ids(&tool.title);
             doc[T_DESC] = vb.ids(&tool.description);
             tool_docs.push(doc);
@@ -455,8 +510,13 @@ impl SearchIndex {
             if callable_without_action(tool) {
                 let p = param_text(&tool.input_schema);
                 let mut doc = vec![Vec::new(); ENTRY_FIELDS.len()];
-                // The default handler does what the tool is named for.
-                doc[E_NAME] = vb.ids(&tool.name);
+                // The default handler does what the tool is named for. When the tool also has
+                // actions, its name is already scored at the tool level for every entry, so the
+                // action-less entry competes with the actions on its parameters alone (the
+                // name would otherwise count twice and bury "start the profiler" → `enable`).
+                if tool.actions.is_empty() {
+                    doc[E_NAME] = vb.ids(&tool.name);
+                }
                 doc[E_PARAM] = vb.ids(&p.names);
                 doc[E_PARAM_DESC] = vb.ids(&p.descriptions);
                 doc[E_VALUES] = vb.ids(&p.values);
@@ -567,8 +627,13 @@ impl SearchIndex {
             .iter()
             .filter(|w| !w.joined && text::term_of(&w.surface).is_some())
             .collect();
-        let mut meaningful: std::collections::HashSet<&str> =
-            plain.iter().map(|w| w.surface.as_str()).collect();
+        let names = object_names(query);
+        // An object's name is not part of what the request asks the catalog for.
+        let mut meaningful: std::collections::HashSet<&str> = plain
+            .iter()
+            .map(|w| w.surface.as_str())
+            .filter(|w| !names.contains(*w))
+            .collect();
         for (i, w) in plain.iter().enumerate() {
             let term = text::term_of(&w.surface).expect("filtered above");
             let mut g = Group {
@@ -588,6 +653,16 @@ impl SearchIndex {
             }
             for (t, wt) in &expansions {
                 add_form(&mut g, t, *wt);
+            }
+            if names.contains(&w.surface) {
+                for f in &mut g.forms {
+                    f.1 *= OBJECT_NAME_WEIGHT;
+                }
+            }
+            if plain.get(i + 1).is_some_and(|n| n.surface == "mode") {
+                for f in &mut g.forms {
+                    f.1 *= MODE_QUALIFIER_WEIGHT;
+                }
             }
             if let Some(next) = plain.get(i + 1) {
                 let joined = format!("{}{}", w.surface, next.surface);
@@ -618,6 +693,9 @@ impl SearchIndex {
                     forms: Vec::new(),
                 };
                 add_form(&mut g, &t, 1.0);
+                for (s, sw) in synonyms::expand(&t) {
+                    add_form(&mut g, s, *sw);
+                }
                 groups.push(g);
             }
         }

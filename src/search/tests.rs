@@ -235,6 +235,7 @@ fn an_optional_action_makes_the_tool_callable_on_its_own() {
         .find(|t| t.name == "manage_gameobject")
         .unwrap();
     go.input_schema["required"] = json!([]);
+    go.input_schema["properties"]["label"] = json!({"type": "string", "description": "a label"});
     assert!(callable_without_action(go));
     let expected_safety = ActionSafety::of(go, None);
     let idx = SearchIndex::build(&tools);
@@ -247,8 +248,9 @@ fn an_optional_action_makes_the_tool_callable_on_its_own() {
         top(&idx, "destroy the object"),
         ("manage_gameobject".into(), Some("destroy".into()))
     );
-    // …and the action-less call is an entry of its own, with the tool-level safety folded in.
-    let hits = idx.search("destroy the object", 10, &SearchFilter::everything());
+    // …and the action-less call is an entry of its own, found by its own parameters (its name
+    // is the tool's, already scored for every entry), with the tool-level safety.
+    let hits = idx.search("label the object", 10, &SearchFilter::everything());
     let own = hits
         .iter()
         .find(|h| h.tool == "manage_gameobject" && h.action.is_none())
