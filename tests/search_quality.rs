@@ -369,8 +369,12 @@ struct Report {
 fn measure_set(qs: &[Query], tools: &[ToolEntry]) -> (Run, Run, Value) {
     let index = SearchIndex::build(tools);
     let ours = run(qs, |q| ours_ranking(&index, q));
-    let base = run(qs, |q| go_search(tools, q, MRR_CUTOFF, ActionRule::MostTokens));
-    let base_first = run(qs, |q| go_search(tools, q, MRR_CUTOFF, ActionRule::FirstMatch));
+    let base = run(qs, |q| {
+        go_search(tools, q, MRR_CUTOFF, ActionRule::MostTokens)
+    });
+    let base_first = run(qs, |q| {
+        go_search(tools, q, MRR_CUTOFF, ActionRule::FirstMatch)
+    });
     let found = qs
         .iter()
         .filter(|q| {
@@ -622,7 +626,12 @@ fn requests_nothing_serves_are_not_answered_as_found() {
     let index = SearchIndex::build(&real_shaped(&cat.tools));
     for q in NO_MATCH {
         let a = index.answer(q, 5, &SearchFilter::default());
-        assert_ne!(a.verdict, Verdict::Found, "{q:?} answered as found: {:?}", a.hits.first());
+        assert_ne!(
+            a.verdict,
+            Verdict::Found,
+            "{q:?} answered as found: {:?}",
+            a.hits.first()
+        );
         if q.contains("undo") || q.contains("redo") || q.contains("roll back") {
             assert!(
                 matches!(&a.verdict, Verdict::NotOffered(n) if n.capability == "undo"),

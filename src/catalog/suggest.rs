@@ -155,7 +155,9 @@ mod tests {
 
     #[test]
     fn duplicates_are_suggested_once_and_at_most_five() {
-        let many = ["scene", "scene", "scenes", "scene_a", "scene_b", "scene_c", "scene_d"];
+        let many = [
+            "scene", "scene", "scenes", "scene_a", "scene_b", "scene_c", "scene_d",
+        ];
         let c = close_names("scene", many.into_iter());
         assert_eq!(c.len(), 5);
         assert_eq!(c.iter().filter(|n| *n == "scene").count(), 1);

@@ -9,9 +9,11 @@
 //!   capability deliberately absent here (undo, arbitrary code without permission) is named;
 //! - `tool_describe(name, action)`: that action's contract only (input and output schema,
 //!   safety, the rules that can change it, its examples); nothing of the tool's other actions;
-//! - `tool_describe(name)`: the tool's description, examples and action list;
-//! - provenance (source assembly and type, contract mode, profiles, catalog hash, domain epoch)
-//!   only when asked for (`provenance: true`).
+//! - `tool_describe(name)`: the tool's description, examples and action list (with the catalog
+//!   hash, epoch and contract mode, which tell an agent which catalog answered); for a tool
+//!   without actions, its contract;
+//! - full provenance (source assembly and type, contract mode, profiles, catalog hash, domain
+//!   epoch) of a contract only when asked for (`provenance: true`).
 
 use super::args::{DescribeArgs, SearchArgs};
 use super::catalog_view::{CatalogView, Origin};
@@ -86,7 +88,10 @@ pub fn find_tool<'a>(
         )
         .with_data(json!({"tool": t.name}))),
         Some(t) => Ok(t),
-        None => Err(tool_not_found(name, close_tools(catalog, name, allow_arbitrary_code))),
+        None => Err(tool_not_found(
+            name,
+            close_tools(catalog, name, allow_arbitrary_code),
+        )),
     }
 }
 
@@ -115,19 +120,26 @@ fn find_tool_for_describe<'a>(
                 .collect();
             Err(tool_not_found(name, close))
         }
-        Err(e) if e.suggestions.is_empty() && e.code.as_deref() == Some("TOOL_NOT_FOUND") => {
+        Err(e) if e.code.as_deref() == Some("TOOL_NOT_FOUND") => {
+            // Spelling matches first (a typo is the likeliest mistake), then what a search for
+            // the guessed name's words ranks first ("unity_take_picture" → screenshot).
+            const MAX: usize = 5;
+            const SEARCHED: usize = 3;
             let words = name.replace(['_', '-', '.'], " ");
             let filter = SearchFilter {
                 profile: None,
                 allow_arbitrary_code,
             };
-            let mut close: Vec<String> = Vec::new();
+            let mut close: Vec<String> =
+                e.suggestions.iter().take(MAX - SEARCHED).cloned().collect();
+            let mut added = 0;
             for h in view.search_index().search(&words, 10, &filter) {
+                if added == SEARCHED {
+                    break;
+                }
                 if !close.contains(&h.tool) {
                     close.push(h.tool);
-                }
-                if close.len() == 3 {
-                    break;
+                    added += 1;
                 }
             }
             Err(tool_not_found(name, close))
@@ -167,6 +179,37 @@ pub fn find_action<'a>(tool: &'a ToolEntry, action: &str) -> Result<&'a ActionEn
         .with_suggestions(close.clone())
         .with_data(json!({"tool": tool.name, "action": action, "available_actions": available, "did_you_mean": close}))
     })
+}
+
+/// An ACTION_NOT_FOUND with the tool's actions a search for the guessed name ranks first put
+/// ahead of the spelling matches: "remove" finds `destroy`, "spawn" finds `create`.
+fn with_searched_actions(
+    view: &CatalogView,
+    tool: &ToolEntry,
+    action: &str,
+    mut e: Envelope,
+) -> Envelope {
+    const MAX: usize = 5;
+    let words = action.replace(['_', '-', '.'], " ");
+    let mut found: Vec<String> = view
+        .search_index()
+        .search(&words, 20, &SearchFilter::everything())
+        .into_iter()
+        .filter(|h| h.tool == tool.name)
+        .filter_map(|h| h.action)
+        .take(3)
+        .collect();
+    for s in &e.suggestions {
+        if !found.contains(s) {
+            found.push(s.clone());
+        }
+    }
+    found.truncate(MAX);
+    if let Some(d) = e.data.as_mut() {
+        d["did_you_mean"] = json!(found);
+    }
+    e.suggestions = found;
+    e
 }
 
 fn catalog_note(view: &CatalogView, env: Envelope) -> Envelope {
@@ -209,15 +252,15 @@ pub fn search(view: &CatalogView, args: &SearchArgs, allow_arbitrary_code: bool)
                  sentence, e.g. \"add a Rigidbody to the Player\""
             ),
         )
-        .with_data(json!({"pointer": "/query", "message": "too long", "max_chars": MAX_QUERY_CHARS}));
+        .with_data(
+            json!({"pointer": "/query", "message": "too long", "max_chars": MAX_QUERY_CHARS}),
+        );
     }
     let filter = SearchFilter {
         profile: args.profile.as_deref(),
         allow_arbitrary_code,
     };
-    let answer = view
-        .search_index()
-        .answer(&args.query, args.limit, &filter);
+    let answer = view.search_index().answer(&args.query, args.limit, &filter);
     let closest = |hits: &[SearchHit]| -> Vec<Value> {
         hits.iter()
             .take(CLOSEST_SHOWN)
@@ -240,7 +283,12 @@ pub fn search(view: &CatalogView, args: &SearchArgs, allow_arbitrary_code: bool)
             json!({"results": []}),
         ),
         Verdict::NoGoodMatch => {
-            let names: Vec<String> = answer.hits.iter().take(CLOSEST_SHOWN).map(hit_label).collect();
+            let names: Vec<String> = answer
+                .hits
+                .iter()
+                .take(CLOSEST_SHOWN)
+                .map(hit_label)
+                .collect();
             Envelope::ok(
                 format!(
                     "no action does that; closest: {} (each matched only part of the request; \
@@ -386,6 +434,17 @@ pub fn describe_with(
                     tool.name, tool.name
                 );
             } else {
+                // An overview of a tool with actions is a map, not a contract: it says which
+                // catalog it comes from (so an agent can tell an answer from before a reload)
+                // and the tool's contract mode. A contract (an action, an action-less tool)
+                // carries provenance only when asked for.
+                if !provenance {
+                    data.insert("catalog_hash".into(), json!(catalog.catalog_hash));
+                    data.insert("domain_epoch".into(), json!(catalog.domain_epoch));
+                    if let Some(t) = data.get_mut("tool").and_then(Value::as_object_mut) {
+                        t.insert("contract_mode".into(), json!(tool.contract_mode));
+                    }
+                }
                 data.insert(
                     "actions".into(),
                     tool.actions
@@ -426,7 +485,7 @@ pub fn describe_with(
         Some(action) => {
             let a = match find_action(tool, action) {
                 Ok(a) => a,
-                Err(e) => return e,
+                Err(e) => return with_searched_actions(view, tool, action, e),
             };
             data.insert("tool".into(), json!(tool.name));
             if provenance {
@@ -609,7 +668,10 @@ pub(crate) mod tests {
         let r = search(&v, &s("exec code", 5), false).to_value();
         assert!(r["data"]["results"].as_array().unwrap().is_empty());
         assert_eq!(r["data"]["not_offered"], "arbitrary_code", "{r}");
-        assert!(!r.to_string().contains("\"exec\""), "the hidden tool is not named: {r}");
+        assert!(
+            !r.to_string().contains("\"exec\""),
+            "the hidden tool is not named: {r}"
+        );
         let r = search(&v, &s("exec code", 5), true).to_value();
         assert_eq!(r["data"]["results"][0]["name"], "exec");
         // Describe hides the tool (not offered in this session); tool_call's lookup keeps the
@@ -625,7 +687,10 @@ pub(crate) mod tests {
         assert_eq!(d.code.as_deref(), Some("TOOL_NOT_FOUND"), "{d:?}");
         assert!(!d.suggestions.contains(&"exec".to_string()));
         let c = find_tool(v.catalog(), "exec", false).err().unwrap();
-        assert_eq!(c.code.as_deref(), Some("ARBITRARY_CODE_PERMISSION_REQUIRED"));
+        assert_eq!(
+            c.code.as_deref(),
+            Some("ARBITRARY_CODE_PERMISSION_REQUIRED")
+        );
         let ok = describe(
             &v,
             &DescribeArgs {
@@ -643,14 +708,30 @@ pub(crate) mod tests {
         let r = search(&v, &s("undo last change", 5), false).to_value();
         assert_eq!(r["data"]["not_offered"], "undo", "{r}");
         assert!(r["data"]["results"].as_array().unwrap().is_empty());
-        assert!(r["message"].as_str().unwrap().contains("Undo is not offered"));
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains("Undo is not offered")
+        );
         // One word of five matches "scene": closest, not a result.
         let r = search(&v, &s("bake the terrain grass scene heightmap", 5), false).to_value();
         assert!(r["data"]["results"].as_array().unwrap().is_empty(), "{r}");
-        assert!(r["message"].as_str().unwrap().starts_with("no action does that; closest: scene"), "{r}");
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("no action does that; closest: scene"),
+            "{r}"
+        );
         assert!(!r["data"]["closest"].as_array().unwrap().is_empty());
         let r = search(&v, &s("zzzz qqqq", 5), false).to_value();
-        assert!(r["message"].as_str().unwrap().starts_with("no action does that"));
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("no action does that")
+        );
         // An over-long query is refused with a pointer, at once.
         let huge = "a".repeat(200_000);
         let e = search(&v, &s(&huge, 5), false);
@@ -743,14 +824,20 @@ pub(crate) mod tests {
         let hit = search(&v, &s("read the console log", 1), false).to_value();
         let h = &hit["data"]["results"][0];
         assert_eq!(h["name"], "console", "{hit}");
-        assert_eq!(h["safety"], json!({"risk_class": "read_only", "worst_case": "destructive"}));
+        assert_eq!(
+            h["safety"],
+            json!({"risk_class": "read_only", "worst_case": "destructive"})
+        );
         let d = overview("console");
         assert_eq!(d["data"]["safety"], h["safety"], "{d}");
         assert_eq!(d["data"]["safety_rules"][0]["operation"], "clear");
         // scene/info is read-only with no caveat: one field.
         let hit = search(&v, &s("report the active scene", 1), false).to_value();
         assert_eq!(hit["data"]["results"][0]["action"], "info", "{hit}");
-        assert_eq!(hit["data"]["results"][0]["safety"], json!({"risk_class": "read_only"}));
+        assert_eq!(
+            hit["data"]["results"][0]["safety"],
+            json!({"risk_class": "read_only"})
+        );
         let d = overview("scene");
         let info = d["data"]["actions"]
             .as_array()
@@ -769,16 +856,35 @@ pub(crate) mod tests {
             action: Some("load".into()),
         };
         let d = describe(&v, &args, false).to_value();
-        assert_eq!(d["data"]["action"]["safety"], json!({"risk_class": "write"}));
+        assert_eq!(
+            d["data"]["action"]["safety"],
+            json!({"risk_class": "write"})
+        );
         let text = d.to_string();
-        for absent in ["close", "info", "catalog_hash", "domain_epoch", "HeraAgent", "profiles"] {
+        for absent in [
+            "close",
+            "info",
+            "catalog_hash",
+            "domain_epoch",
+            "HeraAgent",
+            "profiles",
+        ] {
             assert!(!text.contains(absent), "{absent} in {text}");
         }
         let p = describe_with(&v, &args, false, true).to_value();
-        assert_eq!(p["data"]["provenance"]["catalog_hash"], v.catalog().catalog_hash);
-        assert_eq!(p["data"]["tool_identity"]["source"]["assembly"], "HeraAgent.Editor");
+        assert_eq!(
+            p["data"]["provenance"]["catalog_hash"],
+            v.catalog().catalog_hash
+        );
+        assert_eq!(
+            p["data"]["tool_identity"]["source"]["assembly"],
+            "HeraAgent.Editor"
+        );
         // No value outside the catalog's risk classes is ever used.
-        for (t, at) in [("console", "/data/safety/risk_class"), ("scene", "/data/tool_safety/risk_class")] {
+        for (t, at) in [
+            ("console", "/data/safety/risk_class"),
+            ("scene", "/data/tool_safety/risk_class"),
+        ] {
             let rc = overview(t).pointer(at).cloned().unwrap_or_default();
             assert!(
                 serde_json::from_value::<RiskClass>(rc.clone()).is_ok(),

@@ -129,7 +129,11 @@ mod tests {
         ] {
             assert!(asks_for_undo(q), "{q}");
         }
-        for q in ["revert the prefab overrides", "rolling ball", "undock the window"] {
+        for q in [
+            "revert the prefab overrides",
+            "rolling ball",
+            "undock the window",
+        ] {
             assert!(!asks_for_undo(q), "{q}");
         }
     }

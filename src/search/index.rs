@@ -91,7 +91,9 @@ const QUESTION_WORDS: &[&str] = &[
 ];
 
 /// Openings that ask to be shown something rather than to change it.
-const READ_OPENINGS: &[&str] = &["show", "tell me", "list", "read", "check", "display", "view"];
+const READ_OPENINGS: &[&str] = &[
+    "show", "tell me", "list", "read", "check", "display", "view",
+];
 
 /// Weight of a word that only qualifies "mode" ("exit *play* mode", "*edit* mode tests"): it
 /// names the mode, not an operation, so it must not outvote the verb.
@@ -118,10 +120,40 @@ const OBJECT_NAME_WEIGHT: f32 = 0.35;
 /// Words capitalized like Unity's own terms, which a request capitalizes without naming an
 /// object of the user's.
 const CAPITALIZED_TERMS: &[&str] = &[
-    "play", "mode", "edit", "editor", "scene", "game", "view", "inspector", "hierarchy",
-    "console", "project", "build", "settings", "package", "manager", "prefab", "asset", "assets",
-    "unity", "timeline", "profiler", "canvas", "shader", "material", "navmesh", "lighting",
-    "physics", "input", "system", "test", "tests", "runner", "playmode", "editmode",
+    "play",
+    "mode",
+    "edit",
+    "editor",
+    "scene",
+    "game",
+    "view",
+    "inspector",
+    "hierarchy",
+    "console",
+    "project",
+    "build",
+    "settings",
+    "package",
+    "manager",
+    "prefab",
+    "asset",
+    "assets",
+    "unity",
+    "timeline",
+    "profiler",
+    "canvas",
+    "shader",
+    "material",
+    "navmesh",
+    "lighting",
+    "physics",
+    "input",
+    "system",
+    "test",
+    "tests",
+    "runner",
+    "playmode",
+    "editmode",
 ];
 
 /// Lower-cased words the request capitalizes after its first word, one part each (a camelCase
@@ -380,7 +412,12 @@ fn synthesized_summary(tool: &ToolEntry, action: &str, schema: &Value) -> String
     let mut params: Vec<&str> = schema
         .get("properties")
         .and_then(Value::as_object)
-        .map(|p| p.keys().map(String::as_str).filter(|k| *k != "action").collect())
+        .map(|p| {
+            p.keys()
+                .map(String::as_str)
+                .filter(|k| *k != "action")
+                .collect()
+        })
         .unwrap_or_default();
     params.sort_by_key(|p| !required.contains(p));
     let mut line = format!("{words} ({title})");

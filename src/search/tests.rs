@@ -292,7 +292,10 @@ fn legacy_and_custom_tools_match_on_name_and_description() {
         hits[0].safety.risk_class,
         hera_connector_contract::catalog::RiskClass::Unspecified
     );
-    assert_eq!(hits[0].safety.to_json(), json!({"risk_class": "unspecified"}));
+    assert_eq!(
+        hits[0].safety.to_json(),
+        json!({"risk_class": "unspecified"})
+    );
 }
 
 #[test]

@@ -115,7 +115,10 @@ impl Normalizer {
                 format!("{}{}", &c[1], "x".repeat(c[2].len()))
             })
             .into_owned();
-        let out = self.clock_re.replace_all(&out, "1000000000000").into_owned();
+        let out = self
+            .clock_re
+            .replace_all(&out, "1000000000000")
+            .into_owned();
         let number_re = &self.number_re;
         self.timings_re
             .replace_all(&out, |c: &Captures| {

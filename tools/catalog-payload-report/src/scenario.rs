@@ -227,7 +227,12 @@ pub fn flows() -> Vec<Flow> {
             "run a C# snippet in the editor",
             "arbitrary_code",
         ),
-        absent("undo", "Undo the last change (not offered)", "undo the last change", "undo"),
+        absent(
+            "undo",
+            "Undo the last change (not offered)",
+            "undo the last change",
+            "undo",
+        ),
     ]
 }
 

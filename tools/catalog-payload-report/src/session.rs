@@ -121,7 +121,8 @@ fn call_expecting(
     let m = measured(n, &reply)?;
     let result = m.result();
     let payload = payload_of(result);
-    let ok = result["isError"].as_bool() != Some(true) && payload["success"].as_bool() != Some(false);
+    let ok =
+        result["isError"].as_bool() != Some(true) && payload["success"].as_bool() != Some(false);
     let code = payload["code"].as_str();
     match expect_error {
         None if ok => Ok((m, raw)),
@@ -232,20 +233,40 @@ pub fn flows(
         }
         if let Some(c) = &flow.call {
             if flow.approval {
-                let (m, raw) =
-                    call_expecting(client, n, "tool_call", c, &context, Some("APPROVAL_REQUIRED"))?;
+                let (m, raw) = call_expecting(
+                    client,
+                    n,
+                    "tool_call",
+                    c,
+                    &context,
+                    Some("APPROVAL_REQUIRED"),
+                )?;
                 let token = payload_of(&raw)["data"]["token"]
                     .as_str()
                     .map(str::to_string)
                     .ok_or_else(|| {
-                        SessionError::Failed(format!("{context}: APPROVAL_REQUIRED without data.token"))
+                        SessionError::Failed(format!(
+                            "{context}: APPROVAL_REQUIRED without data.token"
+                        ))
                     })?;
-                record("call", "tool_call", c, m, json!({"expected": "APPROVAL_REQUIRED"}));
+                record(
+                    "call",
+                    "tool_call",
+                    c,
+                    m,
+                    json!({"expected": "APPROVAL_REQUIRED"}),
+                );
                 let mut approved = c.clone();
                 approved["approval_token"] = json!(token);
                 let m = call(client, n, "tool_call", &approved, &context)?;
                 // The token is volatile; the arguments are recorded without it.
-                record("call_approved", "tool_call", c, m, json!({"approval_token": "<the token from APPROVAL_REQUIRED>"}));
+                record(
+                    "call_approved",
+                    "tool_call",
+                    c,
+                    m,
+                    json!({"approval_token": "<the token from APPROVAL_REQUIRED>"}),
+                );
                 arguments_bytes += (token.len() + r#","approval_token":"""#.len()) as u64;
             } else {
                 let m = call(client, n, "tool_call", c, &context)?;
