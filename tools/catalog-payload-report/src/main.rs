@@ -253,15 +253,16 @@ fn headline(r: &Value) -> Vec<String> {
     };
     let mut out = vec![
         format!(
-            "compact tools/list: {} B (~{} tokens est.); initialize: {} B",
+            "compact tools/list: {} B, {} o200k tokens; initialize: {} B, {} o200k tokens",
             n("/compact/tools_list/result_bytes"),
-            n("/compact/tools_list/tokens_estimate"),
-            n("/compact/initialize/result_bytes")
+            n("/compact/tools_list/o200k_tokens"),
+            n("/compact/initialize/result_bytes"),
+            n("/compact/initialize/o200k_tokens")
         ),
         format!(
-            "raw catalog reply: {} B (~{} tokens est.), {} tools, {} actions",
+            "raw catalog reply: {} B, {} o200k tokens, {} tools, {} actions",
             n("/catalog/envelope_bytes"),
-            n("/catalog/tokens_estimate"),
+            n("/catalog/o200k_tokens"),
             n("/catalog/tools"),
             n("/catalog/actions")
         ),
@@ -286,8 +287,8 @@ fn headline(r: &Value) -> Vec<String> {
         for (id, e) in ex {
             if e["available"] == json!(true) {
                 out.push(format!(
-                    "exposure {id}: {} tools, {} B",
-                    e["tools"], e["result_bytes"]
+                    "exposure {id}: {} tools, {} B, {} o200k tokens",
+                    e["tools"], e["result_bytes"], e["o200k_tokens"]
                 ));
             } else {
                 out.push(format!(

@@ -97,6 +97,7 @@ pub fn tools_list(client: &mut McpClient, n: &mut Normalizer) -> Result<Value, S
         "result_bytes": result_bytes,
         "tools_array_bytes": array_bytes,
         "tokens_estimate": tokens_estimate(result_bytes),
+        "o200k_tokens": measure::sum(&figures, "o200k_tokens"),
         "per_tool_bytes": per_tool,
         "digest": sha256_prefixed(normalized_lines.join("\n").as_bytes()),
     }))
