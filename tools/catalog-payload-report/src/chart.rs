@@ -12,6 +12,8 @@ const LEFT: u32 = 60;
 const TOP: u32 = 50;
 const PLOT_H: u32 = 260;
 const LABEL_H: u32 = 150;
+const KEY_COLUMNS: usize = 3;
+const KEY_COLUMN_W: u32 = 250;
 const COLORS: [(&str, &str); 4] = [
     ("search", "#4e79a7"),
     ("describe", "#f28e2b"),
@@ -46,7 +48,8 @@ pub fn svg(tasks: &Value) -> String {
     // A round scale top: the next multiple of 500 tokens.
     let top = max.div_ceil(500) * 500;
     let y = |v: u64| TOP + PLOT_H - (v * u64::from(PLOT_H) / top) as u32;
-    let width = LEFT + 20 + per_task.len() as u32 * (BAR_W + GAP);
+    let width = (LEFT + 20 + per_task.len() as u32 * (BAR_W + GAP))
+        .max(LEFT + KEY_COLUMNS as u32 * KEY_COLUMN_W);
     let height = TOP + PLOT_H + LABEL_H;
     let mut out = String::new();
     let _ = writeln!(
@@ -96,23 +99,43 @@ pub fn svg(tasks: &Value) -> String {
             let (y1, y0) = (y(acc + v), y(acc));
             let _ = writeln!(
                 out,
-                r##"<rect x="{x}" y="{y1}" width="{BAR_W}" height="{}" fill="{color}"><title>{} {step}: {v} tokens</title></rect>"##,
+                r##"<rect x="{x}" y="{y1}" width="{BAR_W}" height="{}" fill="{color}" stroke="none"><title>{} {step}: {v} tokens</title></rect>"##,
                 y0 - y1,
                 esc(id)
             );
             acc += v;
         }
-        let lx = x + BAR_W / 2;
-        let ly = TOP + PLOT_H + 8;
+        // Numbered under the bar, named in the key below: plain horizontal text renders the
+        // same in every SVG viewer (rotated labels do not).
         let _ = writeln!(
             out,
-            r##"<text x="{lx}" y="{ly}" transform="rotate(60 {lx} {ly})">{}</text>"##,
+            r##"<text x="{}" y="{}" text-anchor="middle">{}</text>"##,
+            x + BAR_W / 2,
+            TOP + PLOT_H + 14,
+            i + 1
+        );
+    }
+    let rows = per_task.len().div_ceil(KEY_COLUMNS).max(1);
+    for (i, (id, _)) in per_task.iter().enumerate() {
+        let col = (i / rows) as u32;
+        let row = (i % rows) as u32;
+        let _ = writeln!(
+            out,
+            r##"<text x="{}" y="{}">{} {}</text>"##,
+            LEFT + col * KEY_COLUMN_W,
+            TOP + PLOT_H + 34 + row * 14,
+            i + 1,
             esc(id)
         );
     }
     for (label, v, color, dash) in [
         ("median", median, "#333333", ""),
-        ("target", target, "#e15759", r##" stroke-dasharray="6 4""##),
+        (
+            "median target",
+            target,
+            "#e15759",
+            r##" stroke-dasharray="6 4""##,
+        ),
     ] {
         let ly = y(v);
         let _ = writeln!(
