@@ -50,8 +50,8 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("copy", &[("duplicate", NEAR)]),
     ("duplicate", &[("copy", NEAR)]),
     ("clone", &[("duplicate", SAME), ("copy", NEAR)]),
-    ("folder", &[("mkdir", NEAR), ("directory", NEAR)]),
-    ("directory", &[("mkdir", NEAR), ("folder", NEAR)]),
+    ("folder", &[("mkdir", SAME), ("directory", NEAR)]),
+    ("directory", &[("mkdir", SAME), ("folder", NEAR)]),
     ("variant", &[("prefab", NEAR)]),
     // Reading things.
     ("show", &[("get", NEAR), ("list", NEAR)]),
@@ -155,7 +155,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("leave", &[("stop", NEAR)]),
     ("quit", &[("stop", SAME)]),
     ("release", &[("up", NEAR), ("pointer", NEAR)]),
-    ("enable", &[("active", HINT)]),
+    ("enable", &[("active", HINT), ("status", HINT)]),
     ("disable", &[("active", HINT)]),
     // Verbs that name a tool's main operation.
     ("bake", &[("start", HINT)]),

@@ -301,7 +301,7 @@ fn legacy_and_custom_tools_match_on_name_and_description() {
 #[test]
 fn filter_hides_arbitrary_code_and_other_profiles() {
     let idx = SearchIndex::build(&fixture());
-    let q = "run some C# code";
+    let q = "execute some C# code";
     let all = idx.search(q, 10, &SearchFilter::everything());
     assert_eq!(all[0].tool, "exec");
     let safe = idx.search(q, 10, &SearchFilter::default());
