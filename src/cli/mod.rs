@@ -334,7 +334,13 @@ pub(crate) fn env_boolean(name: &str) -> Option<bool> {
 fn init_tracing() {
     let mut filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    for quiet in ["rmcp=warn", "hyper=warn", "hyper_util=warn", "reqwest=warn", "h2=warn"] {
+    for quiet in [
+        "rmcp=warn",
+        "hyper=warn",
+        "hyper_util=warn",
+        "reqwest=warn",
+        "h2=warn",
+    ] {
         if let Ok(d) = quiet.parse() {
             filter = filter.add_directive(d);
         }

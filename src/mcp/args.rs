@@ -21,6 +21,8 @@ pub struct SearchArgs {
 pub struct DescribeArgs {
     pub name: String,
     pub action: Option<String>,
+    /// Also the tool's source, contract mode, profiles and the catalog's hash and epoch.
+    pub provenance: bool,
 }
 
 pub struct CallArgs {
@@ -119,6 +121,10 @@ pub fn describe(args: &Option<Map<String, Value>>) -> Result<DescribeArgs, Envel
     Ok(DescribeArgs {
         name: string(&v, "name").unwrap_or_default(),
         action: string(&v, "action"),
+        provenance: v
+            .get("provenance")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     })
 }
 

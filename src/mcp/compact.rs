@@ -1,19 +1,38 @@
 //! `tool_search` and `tool_describe` over a catalog view: pure functions of (catalog, arguments).
 //!
 //! They never contact the Editor, so they work from the cached catalog while it is down.
+//!
+//! What they return is paid for by the model on every call, so each answer carries what the
+//! next step needs and nothing else:
+//! - a search hit: identity, a one-line summary and the call's own compact safety
+//!   ([`ActionSafety`]); a weak ranking is answered "no action does that; closest: …", and a
+//!   capability deliberately absent here (undo, arbitrary code without permission) is named;
+//! - `tool_describe(name, action)`: that action's contract only (input and output schema,
+//!   safety, the rules that can change it, its examples); nothing of the tool's other actions;
+//! - `tool_describe(name)`: the tool's description, examples and action list (with the catalog
+//!   hash, epoch and contract mode, which tell an agent which catalog answered); for a tool
+//!   without actions, its contract;
+//! - full provenance (source assembly and type, contract mode, profiles, catalog hash, domain
+//!   epoch) of a contract only when asked for (`provenance: true`).
 
 use super::args::{DescribeArgs, SearchArgs};
 use super::envelope::Envelope;
 use crate::catalog::profiles::{SUPPORTED_PROFILES, is_supported_profile};
-use crate::search::{CompactSafety, SearchFilter, callable_without_action};
+use crate::search::{
+    ActionSafety, CompactSafety, MAX_QUERY_CHARS, SearchFilter, SearchHit, Verdict,
+    callable_without_action,
+};
 use crate::session::{CatalogView, Origin};
 use hera_connector_contract::catalog::{ActionEntry, Catalog, ToolEntry};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+
+/// Closest hits shown when no action matches well.
+const CLOSEST_SHOWN: usize = 3;
 
 /// A tool's worst case over every call of it (its own safety when callable without an action,
-/// every action, every rule), in the one compact convention `tool_search` also uses
-/// ([`CompactSafety`]): the worst concrete `risk_class`, plus `conditional: true` when the answer
-/// depends on the action or the arguments.
+/// every action, every rule), in the folded convention ([`CompactSafety`]): the worst concrete
+/// `risk_class`, plus `conditional: true` when the answer depends on the action or the
+/// arguments.
 pub fn folded_safety(t: &ToolEntry) -> Value {
     CompactSafety::of(t, None).to_json()
 }
@@ -25,8 +44,23 @@ fn visible(catalog: &Catalog, allow_arbitrary_code: bool) -> impl Iterator<Item 
         .filter(move |t| allow_arbitrary_code || !t.is_arbitrary_code())
 }
 
+fn tool_not_found(name: &str, close: Vec<String>) -> Envelope {
+    let message = if close.is_empty() {
+        format!("tool {name:?} was not found; use tool_search to find tools by what they do")
+    } else {
+        format!(
+            "tool {name:?} was not found; did you mean {}? (tool_search finds tools by what they do)",
+            close.join(", ")
+        )
+    };
+    Envelope::error("TOOL_NOT_FOUND", message)
+        .with_suggestions(close.clone())
+        .with_data(json!({"tool": name, "did_you_mean": close}))
+}
+
 /// Finds a tool by name, alias, or a unique case-insensitive match. Arbitrary-code tools are
-/// refused unless permitted, with a message that says how to permit them.
+/// refused unless permitted, with a message that says how to permit them (`tool_call` answers
+/// this; `tool_describe` hides such a tool instead, see [`describe`]).
 pub fn find_tool<'a>(
     catalog: &'a Catalog,
     name: &str,
@@ -54,18 +88,63 @@ pub fn find_tool<'a>(
         )
         .with_data(json!({"tool": t.name}))),
         Some(t) => Ok(t),
-        None => {
-            let names = visible(catalog, allow_arbitrary_code).flat_map(|t| {
-                std::iter::once(t.name.as_str()).chain(t.aliases.iter().map(String::as_str))
-            });
-            let close = crate::catalog::suggest::close_names(name, names);
-            Err(Envelope::error(
-                "TOOL_NOT_FOUND",
-                format!("tool {name:?} was not found; use tool_search to find tools"),
-            )
-            .with_suggestions(close.clone())
-            .with_data(json!({"tool": name, "did_you_mean": close})))
+        None => Err(tool_not_found(
+            name,
+            close_tools(catalog, name, allow_arbitrary_code),
+        )),
+    }
+}
+
+/// Tools whose name (or alias) is close to `name`.
+fn close_tools(catalog: &Catalog, name: &str, allow_arbitrary_code: bool) -> Vec<String> {
+    let names = visible(catalog, allow_arbitrary_code)
+        .flat_map(|t| std::iter::once(t.name.as_str()).chain(t.aliases.iter().map(String::as_str)));
+    crate::catalog::suggest::close_names(name, names)
+}
+
+/// [`find_tool`] for `tool_describe`: a hidden arbitrary-code tool is not found (it is not
+/// offered in this session), and when no name is close, the tools a search for the name's
+/// words ranks first are suggested.
+fn find_tool_for_describe<'a>(
+    view: &'a CatalogView,
+    name: &str,
+    allow_arbitrary_code: bool,
+) -> Result<&'a ToolEntry, Envelope> {
+    let catalog = view.catalog();
+    match find_tool(catalog, name, allow_arbitrary_code) {
+        Ok(t) => Ok(t),
+        Err(e) if e.code.as_deref() == Some("ARBITRARY_CODE_PERMISSION_REQUIRED") => {
+            let close = close_tools(catalog, name, false)
+                .into_iter()
+                .filter(|c| !c.eq_ignore_ascii_case(name))
+                .collect();
+            Err(tool_not_found(name, close))
         }
+        Err(e) if e.code.as_deref() == Some("TOOL_NOT_FOUND") => {
+            // Spelling matches first (a typo is the likeliest mistake), then what a search for
+            // the guessed name's words ranks first ("unity_take_picture" → screenshot).
+            const MAX: usize = 5;
+            const SEARCHED: usize = 3;
+            let words = name.replace(['_', '-', '.'], " ");
+            let filter = SearchFilter {
+                profile: None,
+                allow_arbitrary_code,
+            };
+            let mut close: Vec<String> =
+                e.suggestions.iter().take(MAX - SEARCHED).cloned().collect();
+            let mut added = 0;
+            for h in view.search_index().search(&words, 10, &filter) {
+                if added == SEARCHED {
+                    break;
+                }
+                if !close.contains(&h.tool) {
+                    close.push(h.tool);
+                    added += 1;
+                }
+            }
+            Err(tool_not_found(name, close))
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -76,8 +155,15 @@ pub fn find_action<'a>(tool: &'a ToolEntry, action: &str) -> Result<&'a ActionEn
             .actions
             .iter()
             .flat_map(|a| std::iter::once(a.name.as_str()).chain(a.aliases.iter().map(String::as_str)));
-        let close = crate::catalog::suggest::close_names(action, names);
+        let mut close = crate::catalog::suggest::close_names(action, names);
         let available: Vec<&str> = tool.actions.iter().map(|a| a.name.as_str()).collect();
+        if close.is_empty() {
+            // Nothing is close to the guess, so every action is a suggestion, when few enough
+            // to read.
+            if available.len() <= 8 {
+                close = available.iter().map(|a| a.to_string()).collect();
+            }
+        }
         Envelope::error(
             "ACTION_NOT_FOUND",
             if available.is_empty() {
@@ -95,6 +181,37 @@ pub fn find_action<'a>(tool: &'a ToolEntry, action: &str) -> Result<&'a ActionEn
     })
 }
 
+/// An ACTION_NOT_FOUND with the tool's actions a search for the guessed name ranks first put
+/// ahead of the spelling matches: "remove" finds `destroy`, "spawn" finds `create`.
+fn with_searched_actions(
+    view: &CatalogView,
+    tool: &ToolEntry,
+    action: &str,
+    mut e: Envelope,
+) -> Envelope {
+    const MAX: usize = 5;
+    let words = action.replace(['_', '-', '.'], " ");
+    let mut found: Vec<String> = view
+        .search_index()
+        .search(&words, 20, &SearchFilter::everything())
+        .into_iter()
+        .filter(|h| h.tool == tool.name)
+        .filter_map(|h| h.action)
+        .take(3)
+        .collect();
+    for s in &e.suggestions {
+        if !found.contains(s) {
+            found.push(s.clone());
+        }
+    }
+    found.truncate(MAX);
+    if let Some(d) = e.data.as_mut() {
+        d["did_you_mean"] = json!(found);
+    }
+    e.suggestions = found;
+    e
+}
+
 fn catalog_note(view: &CatalogView, env: Envelope) -> Envelope {
     match view.origin {
         Origin::Live => env,
@@ -102,6 +219,13 @@ fn catalog_note(view: &CatalogView, env: Envelope) -> Envelope {
             "The Editor is not connected; this answer comes from the last cached catalog and may \
              be out of date.",
         ),
+    }
+}
+
+fn hit_label(h: &SearchHit) -> String {
+    match &h.action {
+        Some(a) => format!("{}/{a}", h.tool),
+        None => h.tool.clone(),
     }
 }
 
@@ -118,122 +242,293 @@ pub fn search(view: &CatalogView, args: &SearchArgs, allow_arbitrary_code: bool)
         )
         .with_data(json!({"pointer": "/profile", "message": "unknown profile", "expected": SUPPORTED_PROFILES}));
     }
+    // Counting stops one past the bound: a huge query costs no more than a long one to refuse.
+    let chars = args.query.chars().take(MAX_QUERY_CHARS + 1).count();
+    if chars > MAX_QUERY_CHARS {
+        return Envelope::error(
+            "INVALID_ARGUMENT",
+            format!(
+                "query is longer than {MAX_QUERY_CHARS} characters; describe the task in a \
+                 sentence, e.g. \"add a Rigidbody to the Player\""
+            ),
+        )
+        .with_data(
+            json!({"pointer": "/query", "message": "too long", "max_chars": MAX_QUERY_CHARS}),
+        );
+    }
     let filter = SearchFilter {
         profile: args.profile.as_deref(),
         allow_arbitrary_code,
     };
-    let hits = view.search_index().search(&args.query, args.limit, &filter);
-    let results: Vec<Value> = hits.iter().map(|h| h.to_compact_json()).collect();
-    let message = if results.is_empty() {
-        "no tool matched; try other words (e.g. the Unity object, window or asset type)".to_string()
-    } else {
-        format!(
-            "{} results, best first; tool_describe {{name, action}} gives the input schema",
-            results.len()
-        )
+    let answer = view.search_index().answer(&args.query, args.limit, &filter);
+    let closest = |hits: &[SearchHit]| -> Vec<Value> {
+        hits.iter()
+            .take(CLOSEST_SHOWN)
+            .map(SearchHit::to_compact_json)
+            .collect()
     };
-    catalog_note(view, Envelope::ok(message, json!({"results": results})))
+    let env = match &answer.verdict {
+        Verdict::Found => {
+            let results: Vec<Value> = answer.hits.iter().map(|h| h.to_compact_json()).collect();
+            Envelope::ok(
+                format!(
+                    "{} results, best first; tool_describe {{name, action}} gives the input schema",
+                    results.len()
+                ),
+                json!({"results": results}),
+            )
+        }
+        Verdict::NoGoodMatch if answer.hits.is_empty() => Envelope::ok(
+            "no action does that; try other words (the Unity object, window or asset type)",
+            json!({"results": []}),
+        ),
+        Verdict::NoGoodMatch => {
+            let names: Vec<String> = answer
+                .hits
+                .iter()
+                .take(CLOSEST_SHOWN)
+                .map(hit_label)
+                .collect();
+            Envelope::ok(
+                format!(
+                    "no action does that; closest: {} (each matched only part of the request; \
+                     try other words before calling one)",
+                    names.join(", ")
+                ),
+                json!({"results": [], "closest": closest(&answer.hits)}),
+            )
+        }
+        Verdict::NotOffered(n) => Envelope::ok(
+            n.message,
+            json!({"results": [], "not_offered": n.capability}),
+        ),
+    };
+    catalog_note(view, env)
 }
 
-fn identity(t: &ToolEntry) -> Value {
+fn identity(t: &ToolEntry, provenance: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(t.name));
+    if !t.title.is_empty() && !t.title.eq_ignore_ascii_case(&t.name) {
+        m.insert("title".into(), json!(t.title));
+    }
+    if !t.description.is_empty() {
+        m.insert("description".into(), json!(t.description));
+    }
+    if !t.aliases.is_empty() {
+        m.insert("aliases".into(), json!(t.aliases));
+    }
+    if provenance {
+        m.insert("source".into(), json!(t.source));
+        m.insert("contract_mode".into(), json!(t.contract_mode));
+        m.insert("profiles".into(), json!(t.profiles));
+    }
+    Value::Object(m)
+}
+
+fn provenance_of(catalog: &Catalog) -> Value {
+    json!({"catalog_hash": catalog.catalog_hash, "domain_epoch": catalog.domain_epoch})
+}
+
+/// The tool's examples that call `action` (`None`: those that name no action).
+fn examples_for(tool: &ToolEntry, action: Option<&str>) -> Vec<Value> {
+    tool.examples
+        .iter()
+        .filter(|e| {
+            let args = e
+                .call
+                .split_once(char::is_whitespace)
+                .and_then(|(_, rest)| serde_json::from_str::<Value>(rest.trim()).ok());
+            let named = args
+                .as_ref()
+                .and_then(|a| a.get("action"))
+                .and_then(Value::as_str)
+                .and_then(|n| tool.action(n).map(|a| a.name.as_str()));
+            named == action
+        })
+        .map(|e| {
+            if e.description.is_empty() {
+                json!({"call": e.call})
+            } else {
+                json!({"call": e.call, "description": e.description})
+            }
+        })
+        .collect()
+}
+
+/// Tool-level rules that can change the safety of `action` (`None`: of the action-less call).
+fn rules_for<'a>(
+    tool: &'a ToolEntry,
+    action: Option<&str>,
+) -> Vec<&'a hera_connector_contract::catalog::SafetyRule> {
+    tool.safety
+        .rules
+        .iter()
+        .filter(|r| {
+            match r
+                .when
+                .get("action")
+                .and_then(|c| c.get("const"))
+                .and_then(Value::as_str)
+            {
+                None => true,
+                Some(x) => action.is_some_and(|a| a == x),
+            }
+        })
+        .collect()
+}
+
+/// A rule as the agent needs it: when it applies and what the call then is.
+fn rule_json(r: &hera_connector_contract::catalog::SafetyRule) -> Value {
     json!({
-        "name": t.name,
-        "title": t.title,
-        "description": t.description,
-        "source": t.source,
-        "contract_mode": t.contract_mode,
-        "profiles": t.profiles,
-        "aliases": t.aliases,
-        "examples": t.examples,
+        "operation": r.operation,
+        "when": r.when,
+        "risk_class": r.safety.risk_class,
+        "destructive": r.safety.destructive,
+        "requires_confirmation": r.safety.requires_confirmation,
     })
 }
 
+/// `tool_describe` without provenance (what the `tool_describe` tool answers unless the
+/// arguments ask for provenance).
+#[cfg(test)]
 pub fn describe(view: &CatalogView, args: &DescribeArgs, allow_arbitrary_code: bool) -> Envelope {
+    describe_with(view, args, allow_arbitrary_code, false)
+}
+
+/// `tool_describe`; `provenance` adds the tool's source, contract mode, profiles and the
+/// catalog's hash and epoch.
+pub fn describe_with(
+    view: &CatalogView,
+    args: &DescribeArgs,
+    allow_arbitrary_code: bool,
+    provenance: bool,
+) -> Envelope {
     let catalog = view.catalog();
-    let tool = match find_tool(catalog, &args.name, allow_arbitrary_code) {
+    let tool = match find_tool_for_describe(view, &args.name, allow_arbitrary_code) {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let mut data = json!({
-        "tool": identity(tool),
-        "catalog_hash": catalog.catalog_hash,
-        "domain_epoch": catalog.domain_epoch,
-    });
+    let mut data = Map::new();
     let message;
     match &args.action {
         None => {
-            data["tool_safety"] = folded_safety(tool);
+            data.insert("tool".into(), identity(tool, provenance));
+            let examples = examples_for(tool, None);
+            if tool.actions.is_empty() || callable_without_action(tool) {
+                // e.g. `run_tests`: running the tests *is* the action-less call, and its
+                // arguments (`mode`, `filter`, …) live only in the tool-level schema.
+                data.insert("input_schema".into(), tool.input_schema.clone());
+                data.insert("output_schema".into(), tool.output_schema.clone());
+                data.insert("safety".into(), ActionSafety::of(tool, None).to_json());
+                let rules: Vec<Value> = rules_for(tool, None).into_iter().map(rule_json).collect();
+                if !rules.is_empty() {
+                    data.insert("safety_rules".into(), json!(rules));
+                }
+            }
+            if !examples.is_empty() {
+                data.insert("examples".into(), json!(examples));
+            }
             if tool.actions.is_empty() {
-                data["input_schema"] = tool.input_schema.clone();
-                data["output_schema"] = tool.output_schema.clone();
-                data["safety"] = serde_json::to_value(&tool.safety).expect("safety serializes");
                 message = format!(
-                    "{}: no actions; input_schema is the call contract",
-                    tool.name
+                    "{}: no actions; call tool_call {{name: {:?}, arguments}} matching input_schema",
+                    tool.name, tool.name
                 );
             } else {
-                data["actions"] = tool
-                    .actions
-                    .iter()
-                    .map(|a| {
-                        json!({
-                            "name": a.name,
-                            "description": a.description,
-                            "aliases": a.aliases,
-                            // The action's own safety folded with the rules that can apply
-                            // to it, as its search hit shows it.
-                            "safety": CompactSafety::of(tool, Some(&a.name)).to_json(),
+                // An overview of a tool with actions is a map, not a contract: it says which
+                // catalog it comes from (so an agent can tell an answer from before a reload)
+                // and the tool's contract mode. A contract (an action, an action-less tool)
+                // carries provenance only when asked for.
+                if !provenance {
+                    data.insert("catalog_hash".into(), json!(catalog.catalog_hash));
+                    data.insert("domain_epoch".into(), json!(catalog.domain_epoch));
+                    if let Some(t) = data.get_mut("tool").and_then(Value::as_object_mut) {
+                        t.insert("contract_mode".into(), json!(tool.contract_mode));
+                    }
+                }
+                data.insert(
+                    "actions".into(),
+                    tool.actions
+                        .iter()
+                        .map(|a| {
+                            let mut m = Map::new();
+                            m.insert("name".into(), json!(a.name));
+                            if !a.description.is_empty() {
+                                m.insert("description".into(), json!(a.description));
+                            }
+                            if !a.aliases.is_empty() {
+                                m.insert("aliases".into(), json!(a.aliases));
+                            }
+                            m.insert(
+                                "safety".into(),
+                                ActionSafety::of(tool, Some(&a.name)).to_json(),
+                            );
+                            Value::Object(m)
                         })
-                    })
-                    .collect();
-                if callable_without_action(tool) {
-                    // e.g. `run_tests`: running the tests *is* the action-less call, and its
-                    // arguments (`mode`, `filter`, …) live only in the tool-level schema.
-                    data["input_schema"] = tool.input_schema.clone();
-                    data["output_schema"] = tool.output_schema.clone();
-                    message = format!(
+                        .collect(),
+                );
+                data.insert("tool_safety".into(), folded_safety(tool));
+                message = if callable_without_action(tool) {
+                    format!(
                         "{}: callable without an action (input_schema is that contract), or with one of {} actions; describe one with action for its input schema",
                         tool.name,
                         tool.actions.len()
-                    );
+                    )
                 } else {
-                    message = format!(
+                    format!(
                         "{}: {} actions; describe one with action for its input schema",
                         tool.name,
                         tool.actions.len()
-                    );
-                }
+                    )
+                };
             }
         }
         Some(action) => {
             let a = match find_action(tool, action) {
                 Ok(a) => a,
-                Err(e) => return e,
+                Err(e) => return with_searched_actions(view, tool, action, e),
             };
-            data["action"] = serde_json::to_value(a).expect("action serializes");
+            data.insert("tool".into(), json!(tool.name));
+            if provenance {
+                data.insert("tool_identity".into(), identity(tool, true));
+            }
+            let mut act = Map::new();
+            act.insert("name".into(), json!(a.name));
+            if !a.description.is_empty() {
+                act.insert("description".into(), json!(a.description));
+            }
+            if !a.aliases.is_empty() {
+                act.insert("aliases".into(), json!(a.aliases));
+            }
+            act.insert("input_schema".into(), a.input_schema.clone());
+            act.insert("output_schema".into(), a.output_schema.clone());
+            act.insert(
+                "safety".into(),
+                ActionSafety::of(tool, Some(&a.name)).to_json(),
+            );
+            data.insert("action".into(), Value::Object(act));
             // Tool-level rules can override the action's safety for particular arguments.
-            let rules: Vec<&hera_connector_contract::catalog::SafetyRule> = tool
-                .safety
-                .rules
-                .iter()
-                .filter(|r| {
-                    r.when
-                        .get("action")
-                        .and_then(|c| c.get("const"))
-                        .and_then(Value::as_str)
-                        .is_none_or(|x| x == a.name)
-                })
+            let rules: Vec<Value> = rules_for(tool, Some(&a.name))
+                .into_iter()
+                .map(rule_json)
                 .collect();
             if !rules.is_empty() {
-                data["safety_rules"] = serde_json::to_value(&rules).expect("rules serialize");
+                data.insert("safety_rules".into(), json!(rules));
+            }
+            let examples = examples_for(tool, Some(&a.name));
+            if !examples.is_empty() {
+                data.insert("examples".into(), json!(examples));
             }
             message = format!(
-                "{}/{}: call tool_call with name {:?} and arguments matching input_schema",
-                tool.name, a.name, tool.name
+                "{}/{}: call tool_call {{name: {:?}, arguments: {{\"action\": {:?}, …}}}} matching input_schema",
+                tool.name, a.name, tool.name, a.name
             );
         }
     }
-    catalog_note(view, Envelope::ok(message, data))
+    if provenance {
+        data.insert("provenance".into(), provenance_of(catalog));
+    }
+    catalog_note(view, Envelope::ok(message, Value::Object(data)))
 }
 
 #[cfg(test)]
@@ -373,20 +668,78 @@ pub(crate) mod tests {
         let v = view();
         let r = search(&v, &s("exec code", 5), false).to_value();
         assert!(r["data"]["results"].as_array().unwrap().is_empty());
+        assert_eq!(r["data"]["not_offered"], "arbitrary_code", "{r}");
+        assert!(
+            !r.to_string().contains("\"exec\""),
+            "the hidden tool is not named: {r}"
+        );
         let r = search(&v, &s("exec code", 5), true).to_value();
         assert_eq!(r["data"]["results"][0]["name"], "exec");
+        // Describe hides the tool (not offered in this session); tool_call's lookup keeps the
+        // permission error, which says how to enable it.
         let d = describe(
             &v,
             &DescribeArgs {
+                provenance: false,
                 name: "exec".into(),
                 action: None,
             },
             false,
         );
+        assert_eq!(d.code.as_deref(), Some("TOOL_NOT_FOUND"), "{d:?}");
+        assert!(!d.suggestions.contains(&"exec".to_string()));
+        let c = find_tool(v.catalog(), "exec", false).err().unwrap();
         assert_eq!(
-            d.code.as_deref(),
+            c.code.as_deref(),
             Some("ARBITRARY_CODE_PERMISSION_REQUIRED")
         );
+        let ok = describe(
+            &v,
+            &DescribeArgs {
+                provenance: false,
+                name: "exec".into(),
+                action: None,
+            },
+            true,
+        );
+        assert!(ok.success);
+    }
+
+    #[test]
+    fn weak_matches_and_undo_are_not_dressed_up_as_results() {
+        let v = view();
+        let r = search(&v, &s("undo last change", 5), false).to_value();
+        assert_eq!(r["data"]["not_offered"], "undo", "{r}");
+        assert!(r["data"]["results"].as_array().unwrap().is_empty());
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains("Undo is not offered")
+        );
+        // One word of five matches "scene": closest, not a result.
+        let r = search(&v, &s("bake the terrain grass scene heightmap", 5), false).to_value();
+        assert!(r["data"]["results"].as_array().unwrap().is_empty(), "{r}");
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("no action does that; closest: scene"),
+            "{r}"
+        );
+        assert!(!r["data"]["closest"].as_array().unwrap().is_empty());
+        let r = search(&v, &s("zzzz qqqq", 5), false).to_value();
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("no action does that")
+        );
+        // An over-long query is refused with a pointer, at once.
+        let huge = "a".repeat(200_000);
+        let e = search(&v, &s(&huge, 5), false);
+        assert_eq!(e.code.as_deref(), Some("INVALID_ARGUMENT"));
+        assert_eq!(e.data.unwrap()["pointer"], "/query");
     }
 
     #[test]
@@ -395,6 +748,7 @@ pub(crate) mod tests {
         let d = describe(
             &v,
             &DescribeArgs {
+                provenance: false,
                 name: "scene".into(),
                 action: None,
             },
@@ -413,6 +767,7 @@ pub(crate) mod tests {
         let d = describe(
             &v,
             &DescribeArgs {
+                provenance: false,
                 name: "scene".into(),
                 action: Some("LOAD".into()),
             },
@@ -424,6 +779,7 @@ pub(crate) mod tests {
         let d = describe(
             &v,
             &DescribeArgs {
+                provenance: false,
                 name: "console".into(),
                 action: None,
             },
@@ -434,6 +790,7 @@ pub(crate) mod tests {
         let d = describe(
             &v,
             &DescribeArgs {
+                provenance: false,
                 name: "scen".into(),
                 action: None,
             },
@@ -444,6 +801,7 @@ pub(crate) mod tests {
         let d = describe(
             &v,
             &DescribeArgs {
+                provenance: false,
                 name: "scene".into(),
                 action: Some("lod".into()),
             },
@@ -453,15 +811,17 @@ pub(crate) mod tests {
         assert_eq!(d.suggestions[0], "load");
     }
 
-    /// tool_search and tool_describe speak one safety convention: the worst concrete risk class
-    /// plus `conditional: true` when the action or the arguments change the answer.
+    /// A hit shows the call's own risk class and only non-default flags; a rule that makes some
+    /// arguments riskier shows as `worst_case`. The describe overview and the action describe
+    /// use the same object; the overview's `tool_safety` is the tool's folded worst case.
     #[test]
-    fn search_and_describe_share_one_safety_convention() {
+    fn hits_and_describes_show_the_calls_own_safety() {
         let v = view();
         let overview = |name: &str| {
             describe(
                 &v,
                 &DescribeArgs {
+                    provenance: false,
                     name: name.into(),
                     action: None,
                 },
@@ -469,23 +829,25 @@ pub(crate) mod tests {
             )
             .to_value()
         };
-        // console: read-only, but `clear: true` makes it destructive.
+        // console: reading is read-only; `clear: true` makes it destructive.
+        let hit = search(&v, &s("read the console log", 1), false).to_value();
+        let h = &hit["data"]["results"][0];
+        assert_eq!(h["name"], "console", "{hit}");
+        assert_eq!(
+            h["safety"],
+            json!({"risk_class": "read_only", "worst_case": "destructive"})
+        );
         let d = overview("console");
-        let ts = &d["data"]["tool_safety"];
-        assert_eq!(ts["risk_class"], "destructive", "{d}");
-        assert_eq!(ts["conditional"], true);
-        assert_eq!(ts["read_only"], false);
-        let hit = search(&v, &s("clear the console", 1), false).to_value();
-        assert_eq!(hit["data"]["results"][0]["name"], "console");
-        assert_eq!(&hit["data"]["results"][0]["safety"], ts, "{hit}");
-        // scene: its actions differ (read-only info, write load, destructive close).
+        assert_eq!(d["data"]["safety"], h["safety"], "{d}");
+        assert_eq!(d["data"]["safety_rules"][0]["operation"], "clear");
+        // scene/info is read-only with no caveat: one field.
+        let hit = search(&v, &s("report the active scene", 1), false).to_value();
+        assert_eq!(hit["data"]["results"][0]["action"], "info", "{hit}");
+        assert_eq!(
+            hit["data"]["results"][0]["safety"],
+            json!({"risk_class": "read_only"})
+        );
         let d = overview("scene");
-        let ts = &d["data"]["tool_safety"];
-        assert_eq!(ts["risk_class"], "destructive", "{d}");
-        assert_eq!(ts["conditional"], true);
-        assert_eq!(ts["destructive"], true);
-        // Each action's overview safety is what its search hit says; one fixed answer has no
-        // `conditional`.
         let info = d["data"]["actions"]
             .as_array()
             .unwrap()
@@ -493,14 +855,47 @@ pub(crate) mod tests {
             .find(|a| a["name"] == "info")
             .unwrap()["safety"]
             .clone();
-        assert_eq!(info["risk_class"], "read_only");
-        assert!(info.get("conditional").is_none(), "{info}");
-        let hit = search(&v, &s("report the active scene", 1), false).to_value();
-        assert_eq!(hit["data"]["results"][0]["action"], "info", "{hit}");
-        assert_eq!(hit["data"]["results"][0]["safety"], info);
+        assert_eq!(info, json!({"risk_class": "read_only"}));
+        let ts = &d["data"]["tool_safety"];
+        assert_eq!(ts["risk_class"], "destructive", "{d}");
+        assert_eq!(ts["conditional"], true);
+        // The action describe: that action's contract only, no provenance unless asked.
+        let args = DescribeArgs {
+            provenance: false,
+            name: "scene".into(),
+            action: Some("load".into()),
+        };
+        let d = describe(&v, &args, false).to_value();
+        assert_eq!(
+            d["data"]["action"]["safety"],
+            json!({"risk_class": "write"})
+        );
+        let text = d.to_string();
+        for absent in [
+            "close",
+            "info",
+            "catalog_hash",
+            "domain_epoch",
+            "HeraAgent",
+            "profiles",
+        ] {
+            assert!(!text.contains(absent), "{absent} in {text}");
+        }
+        let p = describe_with(&v, &args, false, true).to_value();
+        assert_eq!(
+            p["data"]["provenance"]["catalog_hash"],
+            v.catalog().catalog_hash
+        );
+        assert_eq!(
+            p["data"]["tool_identity"]["source"]["assembly"],
+            "HeraAgent.Editor"
+        );
         // No value outside the catalog's risk classes is ever used.
-        for t in ["console", "scene"] {
-            let rc = overview(t)["data"]["tool_safety"]["risk_class"].clone();
+        for (t, at) in [
+            ("console", "/data/safety/risk_class"),
+            ("scene", "/data/tool_safety/risk_class"),
+        ] {
+            let rc = overview(t).pointer(at).cloned().unwrap_or_default();
             assert!(
                 serde_json::from_value::<RiskClass>(rc.clone()).is_ok(),
                 "{t}: {rc}"

@@ -344,14 +344,32 @@ impl ServerHandler for HeraServer {
             TOOL_SEARCH => match args::search(&request.arguments) {
                 Err(e) => e.into(),
                 Ok(a) => match self.session.view_for_reading().await {
-                    Ok(view) => compact::search(&view, &a, self.allow_arbitrary_code).into(),
+                    // Ranking is CPU work: off the async workers, so other requests (a ping, a
+                    // cancel) are answered while a long query is ranked.
+                    Ok(view) => {
+                        let allow = self.allow_arbitrary_code;
+                        match tokio::task::spawn_blocking(move || compact::search(&view, &a, allow))
+                            .await
+                        {
+                            Ok(env) => env.into(),
+                            Err(e) => {
+                                return Err(ErrorData::internal_error(
+                                    format!("search failed: {e}"),
+                                    None,
+                                ));
+                            }
+                        }
+                    }
                     Err(e) => refusal(e, false).into(),
                 },
             },
             TOOL_DESCRIBE => match args::describe(&request.arguments) {
                 Err(e) => e.into(),
                 Ok(a) => match self.session.view_for_reading().await {
-                    Ok(view) => compact::describe(&view, &a, self.allow_arbitrary_code).into(),
+                    Ok(view) => {
+                        compact::describe_with(&view, &a, self.allow_arbitrary_code, a.provenance)
+                            .into()
+                    }
                     Err(e) => refusal(e, false).into(),
                 },
             },

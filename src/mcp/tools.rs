@@ -93,7 +93,8 @@ pub fn compact_tools() -> Vec<Tool> {
                 "additionalProperties": false,
                 "properties": {
                     "name": {"type": "string", "minLength": 1},
-                    "action": {"type": "string", "minLength": 1}
+                    "action": {"type": "string", "minLength": 1},
+                    "provenance": {"type": "boolean"}
                 },
                 "required": ["name"]
             }),
@@ -107,7 +108,7 @@ pub fn compact_tools() -> Vec<Tool> {
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
-                    "query": {"type": "string", "minLength": 1},
+                    "query": {"type": "string", "minLength": 1, "maxLength": crate::search::MAX_QUERY_CHARS},
                     "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX_LIMIT},
                     "profile": {"type": "string"}
                 },

@@ -1,6 +1,6 @@
 //! What a search returns and what it may look at: [`SearchHit`] and [`SearchFilter`].
 
-use hera_connector_contract::catalog::{RiskClass, Safety, SafetyRule, ToolEntry};
+use hera_connector_contract::catalog::{RiskClass, Safety, SafetyDecl, SafetyRule, ToolEntry};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -24,7 +24,100 @@ pub struct SearchHit {
     /// The tool's action names, only when `action` is `None` and the tool has actions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
-    pub safety: CompactSafety,
+    /// The safety of this call itself (the action's own, not the tool's worst case).
+    pub safety: ActionSafety,
+    /// Share of the query's meaningful words this hit matched (0..1; a synonym or typo counts
+    /// at its weight). The basis of "no action does that" answers.
+    pub coverage: f32,
+}
+
+/// The safety a search hit shows: the call's own risk class, only the flags that differ from
+/// that class's defaults, and `worst_case` when some arguments (a tool-level rule) make the call
+/// riskier. Reading the console is `read_only` with `worst_case: destructive` (its `clear`
+/// argument), not `destructive`: the label answers "what does *this* do", and the caveat says
+/// when it does more.
+///
+/// A tool-level hit (no action chosen, the tool not callable without one) shows the tool's own
+/// safety with `worst_case` over every action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ActionSafety {
+    pub risk_class: RiskClass,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requires_confirmation: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub may_reload_domain: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requires_play_mode: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reversible: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supports_cancellation: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_case: Option<RiskClass>,
+}
+
+impl ActionSafety {
+    /// The safety of calling `tool` with `action` (`None`: the tool itself), see the type.
+    pub fn of(tool: &ToolEntry, action: Option<&str>) -> ActionSafety {
+        let base = match action.and_then(|a| tool.action(a)) {
+            Some(a) => &a.safety,
+            None => &tool.safety,
+        };
+        let worst = match action {
+            Some(_) => CompactSafety::of(tool, action).risk_class,
+            None if callable_without_action(tool) && tool.actions.is_empty() => {
+                CompactSafety::of(tool, None).risk_class
+            }
+            // The action-less call of a tool that also has actions: its own rules only.
+            None if callable_without_action(tool) => {
+                let mut w = base.risk_class;
+                for r in tool
+                    .safety
+                    .rules
+                    .iter()
+                    .filter(|r| pinned_action(r).is_none())
+                {
+                    if worse(r.safety.risk_class, w) {
+                        w = r.safety.risk_class;
+                    }
+                }
+                w
+            }
+            None => CompactSafety::of(tool, None).risk_class,
+        };
+        let default = SafetyDecl {
+            risk: Some(base.risk_class),
+            ..Default::default()
+        }
+        .normalize(None);
+        let differs = |mine: bool, theirs: bool| (mine != theirs).then_some(mine);
+        ActionSafety {
+            risk_class: base.risk_class,
+            destructive: differs(base.destructive, default.destructive),
+            idempotent: differs(base.idempotent, default.idempotent),
+            requires_confirmation: differs(
+                base.requires_confirmation,
+                default.requires_confirmation,
+            ),
+            may_reload_domain: differs(base.may_reload_domain, default.may_reload_domain),
+            requires_play_mode: differs(base.requires_play_mode, default.requires_play_mode),
+            reversible: differs(base.reversible, default.reversible),
+            supports_cancellation: differs(
+                base.supports_cancellation,
+                default.supports_cancellation,
+            ),
+            worst_case: worse(worst, base.risk_class).then_some(worst),
+        }
+    }
+
+    /// The JSON object `tool_search` hits and the describe overview show.
+    pub fn to_json(self) -> Value {
+        serde_json::to_value(self).expect("action safety serializes")
+    }
 }
 
 /// The compact safety convention, the one `tool_search` hits and `tool_describe` (its
@@ -164,7 +257,7 @@ impl CompactSafety {
 }
 
 /// Whether `a` is a more severe risk than `b`, for folding rules into a worst case.
-fn worse(a: RiskClass, b: RiskClass) -> bool {
+pub(crate) fn worse(a: RiskClass, b: RiskClass) -> bool {
     fn rank(r: RiskClass) -> u8 {
         match r {
             RiskClass::ReadOnly => 0,

@@ -12,9 +12,12 @@
 //! weight of its own name, and let "manage_settings" words and "set_time" words both count.
 //!
 //! Field weights favour names over prose: names are the catalog's contract, descriptions are
-//! whatever the Connector's authors wrote and differ between versions. The weights were set
-//! before measuring and left alone: in a sweep on the first version (each weight from about half
-//! to twice its value, one at a time) recall@1 on the 201-query set moved by at most two queries.
+//! whatever the Connector's authors wrote and differ between versions (Connector 0.1.3 writes
+//! none for actions). The field weights were set before measuring and left alone: in a sweep on
+//! the first version (each weight from about half to twice its value, one at a time) recall@1 on
+//! the 201-query set moved by at most two queries. The whole-name bonuses, the read preference
+//! and the object-name weight below were tuned on `tests/search/queries.json` only, on the
+//! real-shaped catalog; `tests/search/holdout_unseen.json` measures them unseen.
 //!
 //! Each query word forms a group with its joined, synonym and typo forms; a group contributes its
 //! best form per document, so a synonym never adds to the word it stands for. On top of BM25F:
@@ -23,7 +26,7 @@
 //! - a question ("what is…", "is … done?") multiplies read-only entries by a small factor;
 //! - a vector in the query ("to 0,1,0") counts as the word "position".
 
-use super::hit::{CompactSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
+use super::hit::{ActionSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
 use super::synonyms;
 use super::text::{self, Word};
 use super::typo::{MIN_TYPO_LEN, TypoIndex};
@@ -78,11 +81,11 @@ const ENTRY_FIELDS: [Field; 6] = [
 /// name's words together with the same words in prose; a whole-name match deserves more.
 const ENTRY_NAME_COVERED: f32 = 2.0;
 /// The same for a tool's name ("describe the shader" names `describe_shader`).
-const TOOL_NAME_COVERED: f32 = 2.0;
+const TOOL_NAME_COVERED: f32 = 3.0;
 
 /// A question ("what is the master volume", "is the bake done?") asks to read something: read-only
 /// entries get this factor. Polite requests ("can you delete…") do not open with these words.
-const QUESTION_READ_ONLY_FACTOR: f32 = 1.25;
+const QUESTION_READ_ONLY_FACTOR: f32 = 2.0;
 
 /// Words that open a question.
 const QUESTION_WORDS: &[&str] = &[
@@ -90,13 +93,97 @@ const QUESTION_WORDS: &[&str] = &[
     "were", "has", "have", "any", "whats", "why",
 ];
 
-/// Whether the query is phrased as a question.
+/// Openings that ask to be shown something rather than to change it.
+const READ_OPENINGS: &[&str] = &[
+    "show", "tell me", "list", "read", "check", "display", "view",
+];
+
+/// Weight of a word that only qualifies "mode" ("exit *play* mode", "*edit* mode tests"): it
+/// names the mode, not an operation, so it must not outvote the verb.
+const MODE_QUALIFIER_WEIGHT: f32 = 0.75;
+
+/// Whether the query asks to read: phrased as a question, or opening with a read request.
 fn is_question(query: &str) -> bool {
     let q = query.trim();
+    let lower = q.to_lowercase();
     q.ends_with('?')
         || q.split_whitespace()
             .next()
-            .is_some_and(|w| QUESTION_WORDS.contains(&w.to_lowercase().as_str()))
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.to_lowercase().trim_end_matches("'s")))
+        || READ_OPENINGS
+            .iter()
+            .any(|o| lower.starts_with(o) && lower[o.len()..].starts_with(' '))
+}
+
+/// Weight of a word that looks like the name of the user's object rather than a word for an
+/// operation: capitalized inside the request ("add a Rigidbody to the *Player*", "hide the
+/// *HUD*"). Such words still count (a scene may be called "Menu"), at this fraction.
+const OBJECT_NAME_WEIGHT: f32 = 0.35;
+
+/// Words capitalized like Unity's own terms, which a request capitalizes without naming an
+/// object of the user's.
+const CAPITALIZED_TERMS: &[&str] = &[
+    "play",
+    "mode",
+    "edit",
+    "editor",
+    "scene",
+    "game",
+    "view",
+    "inspector",
+    "hierarchy",
+    "console",
+    "project",
+    "build",
+    "settings",
+    "package",
+    "manager",
+    "prefab",
+    "asset",
+    "assets",
+    "unity",
+    "timeline",
+    "profiler",
+    "canvas",
+    "shader",
+    "material",
+    "navmesh",
+    "lighting",
+    "physics",
+    "input",
+    "system",
+    "test",
+    "tests",
+    "runner",
+    "playmode",
+    "editmode",
+];
+
+/// Lower-cased words the request capitalizes after its first word, one part each (a camelCase
+/// run such as `BoxCollider` is a type, not a name), minus Unity's own terms and component types.
+fn object_names(query: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for (i, run) in query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|r| !r.is_empty())
+        .enumerate()
+    {
+        let mut chars = run.chars();
+        let Some(first) = chars.next() else { continue };
+        let rest: Vec<char> = chars.collect();
+        let title = first.is_uppercase()
+            && !rest.is_empty()
+            && rest.iter().all(|c| c.is_lowercase() || c.is_ascii_digit());
+        let lower = run.to_lowercase();
+        if i > 0
+            && title
+            && !CAPITALIZED_TERMS.contains(&lower.as_str())
+            && !synonyms::is_component_type(&lower)
+        {
+            out.insert(lower);
+        }
+    }
+    out
 }
 
 /// Weight of "position" for a vector written in the query.
@@ -104,6 +191,19 @@ const VECTOR_WEIGHT: f32 = 0.6;
 
 /// Weight of a query word's typo correction, relative to the word.
 const TYPO_WEIGHT: f32 = 0.6;
+
+/// Longest query looked at, in characters; the rest is ignored. Requests are a sentence or
+/// two; `tool_search` refuses longer ones before they get here, and this bound keeps any other
+/// caller's cost proportional to a sentence too.
+pub const MAX_QUERY_CHARS: usize = 1024;
+
+/// The prefix of `text` of at most `max` characters.
+pub(crate) fn clip_chars(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
 
 /// One level's inverted index: term id → postings `(document, saturated-ready tf)`.
 #[derive(Debug, Default, Clone)]
@@ -225,14 +325,14 @@ struct ToolMeta {
     entries: std::ops::Range<u32>,
     action_names: Vec<String>,
     summary: String,
-    safety: CompactSafety,
+    safety: ActionSafety,
 }
 
 #[derive(Debug, Clone)]
 struct Entry {
     action: Option<String>,
     summary: String,
-    safety: CompactSafety,
+    safety: ActionSafety,
 }
 
 /// A catalog prepared for ranking. Build once per catalog snapshot.
@@ -255,6 +355,8 @@ pub struct SearchIndex {
     /// Tool → runs arbitrary code somewhere.
     tool_arbitrary: Vec<bool>,
     typos: TypoIndex,
+    /// Lower-cased tool and action names, for capability checks.
+    pub(crate) names: Vec<String>,
 }
 
 /// One query word with the forms it may take in the catalog.
@@ -290,6 +392,47 @@ struct ParamText {
     names: String,
     descriptions: String,
     values: String,
+}
+
+/// A one-line summary that needs no prose: the action's name in words, the tool's title and the
+/// parameters it takes (required first). Real Connectors publish no action descriptions, so
+/// this is what a hit shows there.
+fn synthesized_summary(tool: &ToolEntry, action: &str, schema: &Value) -> String {
+    const MAX_PARAMS: usize = 6;
+    let mut words = action.replace('_', " ");
+    if let Some(first) = words.get(..1) {
+        words = first.to_uppercase() + &words[1..];
+    }
+    let title = if tool.title.trim().is_empty() {
+        &tool.name
+    } else {
+        &tool.title
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut params: Vec<&str> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.keys()
+                .map(String::as_str)
+                .filter(|k| *k != "action")
+                .collect()
+        })
+        .unwrap_or_default();
+    params.sort_by_key(|p| !required.contains(p));
+    let mut line = format!("{words} ({title})");
+    if !params.is_empty() {
+        let shown: Vec<&str> = params.iter().take(MAX_PARAMS).copied().collect();
+        line.push_str(": ");
+        line.push_str(&shown.join(", "));
+        if params.len() > MAX_PARAMS {
+            line.push_str(", …");
+        }
+    }
+    first_sentence(&line)
 }
 
 fn param_text(schema: &Value) -> ParamText {
@@ -395,7 +538,10 @@ impl SearchIndex {
             }
             let mut doc = vec![Vec::new(); TOOL_FIELDS.len()];
             doc[T_NAME] = vb.ids(&name_text);
-            tool_name_terms.push(vb.ids(&tool.name));
+            // `manage_` opens most tool names and says nothing about them: a request for
+            // "components" names `manage_components` completely.
+            let name_words = tool.name.strip_prefix("manage_").unwrap_or(&tool.name);
+            tool_name_terms.push(vb.ids(name_words));
             doc[T_TITLE] = vb.ids(&tool.title);
             doc[T_DESC] = vb.ids(&tool.description);
             tool_docs.push(doc);
@@ -404,8 +550,20 @@ impl SearchIndex {
             if callable_without_action(tool) {
                 let p = param_text(&tool.input_schema);
                 let mut doc = vec![Vec::new(); ENTRY_FIELDS.len()];
-                // The default handler does what the tool is named for.
-                doc[E_NAME] = vb.ids(&tool.name);
+                // The default handler does what the tool is named for. When the tool also has
+                // actions, its name is already scored at the tool level for every entry, so the
+                // action-less entry keeps only the verb of a `verb_object` name (`run_tests` →
+                // run): a tool named for a thing (`profiler`, `bake`) does not say what its
+                // action-less call does, and its name would otherwise count twice and bury
+                // "start the profiler" → `enable`.
+                doc[E_NAME] = if tool.actions.is_empty() {
+                    vb.ids(&tool.name)
+                } else {
+                    match tool.name.rsplit_once('_') {
+                        Some((verb, _)) => vb.ids(verb),
+                        None => Vec::new(),
+                    }
+                };
                 doc[E_PARAM] = vb.ids(&p.names);
                 doc[E_PARAM_DESC] = vb.ids(&p.descriptions);
                 doc[E_VALUES] = vb.ids(&p.values);
@@ -415,8 +573,12 @@ impl SearchIndex {
                 entry_reads.push(tool.safety.read_only);
                 entries.push(Entry {
                     action: None,
-                    summary: first_sentence(&tool.description),
-                    safety: CompactSafety::of(tool, None),
+                    summary: if tool.description.trim().is_empty() {
+                        synthesized_summary(tool, &tool.name, &tool.input_schema)
+                    } else {
+                        first_sentence(&tool.description)
+                    },
+                    safety: ActionSafety::of(tool, None),
                 });
             }
             for action in &tool.actions {
@@ -433,14 +595,14 @@ impl SearchIndex {
                 entry_tool.push(ti as u32);
                 entry_reads.push(action.safety.read_only);
                 let summary = if action.description.trim().is_empty() {
-                    first_sentence(&tool.description)
+                    synthesized_summary(tool, &action.name, &action.input_schema)
                 } else {
                     first_sentence(&action.description)
                 };
                 entries.push(Entry {
                     action: Some(action.name.clone()),
                     summary,
-                    safety: CompactSafety::of(tool, Some(&action.name)),
+                    safety: ActionSafety::of(tool, Some(&action.name)),
                 });
             }
             metas.push(ToolMeta {
@@ -450,7 +612,7 @@ impl SearchIndex {
                 entries: first..entries.len() as u32,
                 action_names: tool.actions.iter().map(|a| a.name.clone()).collect(),
                 summary: first_sentence(&tool.description),
-                safety: CompactSafety::of(tool, None),
+                safety: ActionSafety::of(tool, None),
             });
         }
         let n_terms = vb.vocab.len();
@@ -473,6 +635,13 @@ impl SearchIndex {
             tools: metas,
             entries,
             typos,
+            names: tools
+                .iter()
+                .flat_map(|t| {
+                    std::iter::once(t.name.to_lowercase())
+                        .chain(t.actions.iter().map(|a| a.name.to_lowercase()))
+                })
+                .collect(),
         }
     }
 
@@ -486,8 +655,10 @@ impl SearchIndex {
         self.entries.len()
     }
 
-    /// The query's word groups: each word with its joined, synonym and typo forms.
-    fn groups(&self, query: &str) -> Vec<Group> {
+    /// The query's word groups: each word with its joined, synonym and typo forms; and the
+    /// number of meaningful words in the query (known to the catalog or not), the denominator
+    /// of a hit's coverage.
+    fn groups(&self, query: &str) -> (Vec<Group>, usize) {
         let words: Vec<Word> = text::words(query);
         let mut groups: Vec<Group> = Vec::new();
         let add_form = |g: &mut Group, term: &str, w: f32| {
@@ -503,7 +674,22 @@ impl SearchIndex {
             .iter()
             .filter(|w| !w.joined && text::term_of(&w.surface).is_some())
             .collect();
+        let names = object_names(query);
+        // An object's name is not part of what the request asks the catalog for.
+        let mut meaningful: std::collections::HashSet<&str> = plain
+            .iter()
+            .map(|w| w.surface.as_str())
+            .filter(|w| !names.contains(*w))
+            .collect();
         for (i, w) in plain.iter().enumerate() {
+            // "play mode", "edit mode": the name of an Editor state, carried by its first word
+            // (and the joined form); "mode" alone would match every `mode` parameter.
+            if w.surface == "mode"
+                && i > 0
+                && matches!(plain[i - 1].surface.as_str(), "play" | "edit")
+            {
+                continue;
+            }
             let term = text::term_of(&w.surface).expect("filtered above");
             let mut g = Group {
                 surface: w.surface.clone(),
@@ -523,6 +709,16 @@ impl SearchIndex {
             for (t, wt) in &expansions {
                 add_form(&mut g, t, *wt);
             }
+            if names.contains(&w.surface) {
+                for f in &mut g.forms {
+                    f.1 *= OBJECT_NAME_WEIGHT;
+                }
+            }
+            if plain.get(i + 1).is_some_and(|n| n.surface == "mode") {
+                for f in &mut g.forms {
+                    f.1 *= MODE_QUALIFIER_WEIGHT;
+                }
+            }
             if let Some(next) = plain.get(i + 1) {
                 let joined = format!("{}{}", w.surface, next.surface);
                 if let Some(jt) = text::term_of(&joined) {
@@ -535,7 +731,8 @@ impl SearchIndex {
             groups.push(g);
         }
         // A vector ("to 0,1,0", "at 400, 300") is a position argument.
-        if let Some(v) = text::vector(query) {
+        let vector = text::vector(query);
+        if let Some(v) = vector.clone() {
             let mut g = Group {
                 surface: v,
                 forms: Vec::new(),
@@ -551,13 +748,20 @@ impl SearchIndex {
                     forms: Vec::new(),
                 };
                 add_form(&mut g, &t, 1.0);
+                for (s, sw) in synonyms::expand(&t) {
+                    add_form(&mut g, s, *sw);
+                }
                 groups.push(g);
             }
         }
+        if let Some(v) = &vector {
+            meaningful.insert(v);
+        }
+        let meaningful = meaningful.len();
         // The same word twice counts once.
         let mut seen = std::collections::HashSet::new();
         groups.retain(|g| !g.forms.is_empty() && seen.insert(g.surface.clone()));
-        groups
+        (groups, meaningful)
     }
 
     /// Adds each group's best form per document of `level` into `s.total`.
@@ -597,7 +801,8 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
-        let groups = self.groups(query);
+        let query = clip_chars(query, MAX_QUERY_CHARS);
+        let (groups, meaningful) = self.groups(query);
         if groups.is_empty() {
             return Vec::new();
         }
@@ -678,25 +883,45 @@ impl SearchIndex {
             ranked.truncate(limit);
         }
         ranked.sort_unstable_by(order);
-        ranked.into_iter().map(|r| self.hit(r, &groups)).collect()
+        ranked
+            .into_iter()
+            .map(|r| self.hit(r, &groups, meaningful))
+            .collect()
     }
 
     fn action_of(&self, r: &(f32, u32, Option<u32>)) -> Option<&str> {
         r.2.and_then(|e| self.entries[e as usize].action.as_deref())
     }
 
-    fn hit(&self, (score, t, e): (f32, u32, Option<u32>), groups: &[Group]) -> SearchHit {
+    fn hit(
+        &self,
+        (score, t, e): (f32, u32, Option<u32>),
+        groups: &[Group],
+        meaningful: usize,
+    ) -> SearchHit {
         let tool = &self.tools[t as usize];
-        let matched_terms = groups
-            .iter()
-            .filter(|g| {
-                g.forms.iter().any(|&(term, _)| {
+        let mut matched_terms = Vec::new();
+        let mut matched_weight = 0f32;
+        for g in groups {
+            let best = g
+                .forms
+                .iter()
+                .filter(|&&(term, _)| {
                     self.tool_level.contains(term, t)
                         || e.is_some_and(|e| self.entry_level.contains(term, e))
                 })
-            })
-            .map(|g| g.surface.clone())
-            .collect();
+                .map(|&(_, w)| w)
+                .fold(0f32, f32::max);
+            if best > 0.0 {
+                matched_terms.push(g.surface.clone());
+                matched_weight += best;
+            }
+        }
+        let coverage = if meaningful == 0 {
+            0.0
+        } else {
+            (matched_weight / meaningful as f32).min(1.0)
+        };
         let (action, summary, safety) = match e {
             Some(e) => {
                 let entry = &self.entries[e as usize];
@@ -717,6 +942,15 @@ impl SearchIndex {
             summary,
             actions,
             safety,
+            coverage,
         }
+    }
+
+    /// Whether tool number `t` runs arbitrary code, by name.
+    pub(crate) fn is_arbitrary(&self, tool: &str) -> bool {
+        self.tools
+            .iter()
+            .position(|m| m.name == tool)
+            .is_some_and(|i| self.tool_arbitrary[i])
     }
 }

@@ -16,20 +16,28 @@
 //! - [`typo`] — one-letter typo tolerance for words of four or more letters;
 //! - [`index`] — BM25F over tools and over callable entries (actions, or the tool itself when it
 //!   runs without one), names weighted above prose; deterministic tie-break by tool then action;
-//! - [`hit`] — [`SearchHit`] (tool, best action, score, matched words, summary, compact safety)
-//!   and [`SearchFilter`] (profile, arbitrary-code exclusion).
+//! - [`hit`] — [`SearchHit`] (tool, best action, score, matched words, coverage, summary, the
+//!   call's own [`ActionSafety`]) and [`SearchFilter`] (profile, arbitrary-code exclusion);
+//! - [`answer`] — the verdict on a ranking: found, no good match ("no action does that"), or a
+//!   capability deliberately not offered (undo; arbitrary code without the permission).
+//!
+//! Queries are bounded ([`MAX_QUERY_CHARS`]) and every step is linear in the query's length
+//! (typo matching skips words longer than any catalog term), so a pathological query costs what
+//! a sentence costs.
 //!
 //! Recall on a fixed set of Unity requests is measured by `tests/search_quality.rs` and committed
 //! in `metrics/search-quality.json`; latency by `examples/search_bench.rs`.
 
+mod answer;
 mod hit;
 mod index;
 mod synonyms;
 mod text;
 mod typo;
 
-pub use hit::{CompactSafety, SearchFilter, SearchHit, callable_without_action};
-pub use index::SearchIndex;
+pub use answer::{ARBITRARY_CODE, CONFIDENT_COVERAGE, NotOffered, SearchAnswer, UNDO, Verdict};
+pub use hit::{ActionSafety, CompactSafety, SearchFilter, SearchHit, callable_without_action};
+pub use index::{MAX_QUERY_CHARS, SearchIndex};
 
 #[cfg(test)]
 mod tests;

@@ -50,8 +50,8 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("copy", &[("duplicate", NEAR)]),
     ("duplicate", &[("copy", NEAR)]),
     ("clone", &[("duplicate", SAME), ("copy", NEAR)]),
-    ("folder", &[("mkdir", NEAR), ("directory", NEAR)]),
-    ("directory", &[("mkdir", NEAR), ("folder", NEAR)]),
+    ("folder", &[("mkdir", SAME), ("directory", NEAR)]),
+    ("directory", &[("mkdir", SAME), ("folder", NEAR)]),
     ("variant", &[("prefab", NEAR)]),
     // Reading things.
     ("show", &[("get", NEAR), ("list", NEAR)]),
@@ -92,7 +92,54 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("activate", &[("active", SAME), ("set", HINT)]),
     ("teleport", &[("move", SAME), ("position", NEAR)]),
     ("place", &[("position", NEAR), ("move", HINT)]),
-    ("put", &[("set", NEAR), ("position", HINT)]),
+    ("put", &[("set", NEAR), ("add", NEAR), ("position", HINT)]),
+    ("give", &[("add", NEAR)]),
+    ("platform", &[("target", SAME)]),
+    ("platforms", &[("target", SAME)]),
+    ("strip", &[("remove", SAME)]),
+    ("detach", &[("remove", SAME), ("parent", HINT)]),
+    (
+        "off",
+        &[("remove", HINT), ("disable", HINT), ("active", HINT)],
+    ),
+    (
+        "drop",
+        &[
+            ("move", NEAR),
+            ("remove", HINT),
+            ("parent", HINT),
+            ("instantiate", HINT),
+        ],
+    ),
+    ("under", &[("parent", NEAR)]),
+    ("beneath", &[("parent", NEAR)]),
+    ("nest", &[("parent", NEAR)]),
+    ("relocate", &[("move", SAME)]),
+    ("break", &[("unpack", NEAR)]),
+    ("unlink", &[("unpack", SAME)]),
+    ("disconnect", &[("unpack", NEAR)]),
+    ("discard", &[("revert", SAME), ("clear", NEAR)]),
+    ("throw", &[("revert", HINT), ("delete", HINT)]),
+    ("push", &[("apply", SAME)]),
+    ("commit", &[("apply", NEAR)]),
+    (
+        "rid",
+        &[("delete", SAME), ("remove", SAME), ("destroy", SAME)],
+    ),
+    ("trash", &[("delete", SAME), ("remove", NEAR)]),
+    ("freeze", &[("pause", SAME)]),
+    ("unpause", &[("pause", SAME)]),
+    ("resume", &[("pause", NEAR), ("play", HINT)]),
+    ("tree", &[("hierarchy", SAME)]),
+    ("outline", &[("hierarchy", NEAR)]),
+    ("fresh", &[("create", NEAR)]),
+    ("tint", &[("color", SAME), ("set", HINT)]),
+    ("colour", &[("color", SAME)]),
+    ("bring", &[("import", NEAR)]),
+    ("stretch", &[("anchor", SAME)]),
+    ("fill", &[("anchor", NEAR)]),
+    ("speed", &[("time", HINT), ("scale", HINT)]),
+    ("copies", &[("duplicate", SAME), ("count", HINT)]),
     ("rotate", &[("rotation", SAME), ("transform", NEAR)]),
     ("rotation", &[("transform", NEAR)]),
     ("scale", &[("transform", NEAR)]),
@@ -108,7 +155,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("leave", &[("stop", NEAR)]),
     ("quit", &[("stop", SAME)]),
     ("release", &[("up", NEAR), ("pointer", NEAR)]),
-    ("enable", &[("active", HINT)]),
+    ("enable", &[("active", HINT), ("status", HINT)]),
     ("disable", &[("active", HINT)]),
     // Verbs that name a tool's main operation.
     ("bake", &[("start", HINT)]),
@@ -174,8 +221,6 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     // Objects, components, UI.
     ("object", &[("gameobject", NEAR)]),
     ("objects", &[("gameobject", NEAR)]),
-    ("rigidbody", &[("component", HINT)]),
-    ("collider", &[("component", HINT)]),
     ("script", &[("component", HINT)]),
     ("behaviour", &[("component", HINT)]),
     ("monobehaviour", &[("component", HINT)]),
@@ -226,11 +271,74 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("hotkey", &[("keyboard", NEAR)]),
 ];
 
+/// Unity's built-in component types, lower-cased as a query word or a camelCase run's joined
+/// form is ("BoxCollider" → `boxcollider`, also its last part `collider`). A request that names
+/// one is about components ("put a Rigidbody on the Player"), which the catalog calls
+/// `component`; real Connectors describe no action, so the type name must lead there by itself.
+pub(crate) const COMPONENT_TYPES: &[&str] = &[
+    "rigidbody",
+    "rigidbody2d",
+    "collider",
+    "collider2d",
+    "boxcollider",
+    "boxcollider2d",
+    "spherecollider",
+    "capsulecollider",
+    "meshcollider",
+    "wheelcollider",
+    "terraincollider",
+    "circlecollider2d",
+    "polygoncollider2d",
+    "edgecollider2d",
+    "charactercontroller",
+    "joint",
+    "hingejoint",
+    "fixedjoint",
+    "springjoint",
+    "configurablejoint",
+    "audiosource",
+    "audiolistener",
+    "audioreverbzone",
+    "navmeshagent",
+    "navmeshobstacle",
+    "meshrenderer",
+    "meshfilter",
+    "skinnedmeshrenderer",
+    "spriterenderer",
+    "linerenderer",
+    "trailrenderer",
+    "renderer",
+    "particlesystem",
+    "lodgroup",
+    "reflectionprobe",
+    "lightprobegroup",
+    "cloth",
+    "constantforce",
+    "tilemaprenderer",
+    "textmeshpro",
+    "textmeshprougui",
+    "eventsystem",
+    "playerinput",
+    "videoplayer",
+    "monobehaviour",
+    "cinemachinecamera",
+    "cinemachinevirtualcamera",
+];
+
+/// Whether a lower-cased query word names a built-in component type.
+pub(crate) fn is_component_type(word: &str) -> bool {
+    COMPONENT_TYPES.contains(&word)
+}
+
 /// Expansions keyed by the stem of the query word.
 fn table() -> &'static HashMap<String, Vec<(String, f32)>> {
     static TABLE_STEMMED: OnceLock<HashMap<String, Vec<(String, f32)>>> = OnceLock::new();
     TABLE_STEMMED.get_or_init(|| {
         let mut m: HashMap<String, Vec<(String, f32)>> = HashMap::new();
+        for ty in COMPONENT_TYPES {
+            let entry = m.entry(stem(ty)).or_default();
+            entry.push((stem("component"), SAME));
+        }
         for (word, targets) in TABLE {
             let entry = m.entry(stem(word)).or_default();
             for (t, w) in *targets {

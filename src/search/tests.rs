@@ -235,8 +235,9 @@ fn an_optional_action_makes_the_tool_callable_on_its_own() {
         .find(|t| t.name == "manage_gameobject")
         .unwrap();
     go.input_schema["required"] = json!([]);
+    go.input_schema["properties"]["label"] = json!({"type": "string", "description": "a label"});
     assert!(callable_without_action(go));
-    let expected_safety = CompactSafety::of(go, None);
+    let expected_safety = ActionSafety::of(go, None);
     let idx = SearchIndex::build(&tools);
     assert_eq!(
         idx.entry_count(),
@@ -247,8 +248,9 @@ fn an_optional_action_makes_the_tool_callable_on_its_own() {
         top(&idx, "destroy the object"),
         ("manage_gameobject".into(), Some("destroy".into()))
     );
-    // …and the action-less call is an entry of its own, with the tool-level safety folded in.
-    let hits = idx.search("destroy the object", 10, &SearchFilter::everything());
+    // …and the action-less call is an entry of its own, found by its own parameters (its name
+    // is the tool's, already scored for every entry), with the tool-level safety.
+    let hits = idx.search("label the object", 10, &SearchFilter::everything());
     let own = hits
         .iter()
         .find(|h| h.tool == "manage_gameobject" && h.action.is_none())
@@ -284,13 +286,22 @@ fn legacy_and_custom_tools_match_on_name_and_description() {
     let hits = idx.search("spawn a wave of enemies", 5, &SearchFilter::everything());
     assert_eq!(hits[0].tool, "spawn_wave");
     assert_eq!(hits[0].action, None);
-    assert!(hits[0].safety.requires_confirmation);
+    // A legacy tool's safety is unspecified, which requires confirmation by default (so no
+    // flag is spelled out).
+    assert_eq!(
+        hits[0].safety.risk_class,
+        hera_connector_contract::catalog::RiskClass::Unspecified
+    );
+    assert_eq!(
+        hits[0].safety.to_json(),
+        json!({"risk_class": "unspecified"})
+    );
 }
 
 #[test]
 fn filter_hides_arbitrary_code_and_other_profiles() {
     let idx = SearchIndex::build(&fixture());
-    let q = "run some C# code";
+    let q = "execute some C# code";
     let all = idx.search(q, 10, &SearchFilter::everything());
     assert_eq!(all[0].tool, "exec");
     let safe = idx.search(q, 10, &SearchFilter::default());
@@ -350,20 +361,21 @@ fn empty_and_stopword_queries_return_nothing() {
 }
 
 #[test]
-fn compact_json_has_identity_summary_and_folded_safety() {
+fn compact_json_has_identity_summary_and_the_calls_own_safety() {
     let idx = SearchIndex::build(&fixture());
     let h = &idx.search("read the console", 1, &SearchFilter::everything())[0];
     let j = h.to_compact_json();
     assert_eq!(j["name"], "console");
     assert!(j.get("action").is_none());
     assert_eq!(j["summary"], "Reads Editor console entries.");
-    // Read-only tool with a destructive `clear` rule: the worst case is shown and flagged.
-    assert_eq!(j["safety"]["read_only"], false);
-    assert_eq!(j["safety"]["requires_confirmation"], true);
-    assert_eq!(j["safety"]["conditional"], true);
+    // Read-only tool with a destructive `clear` rule: reading is read-only, and the rule is
+    // the caveat, not the label.
+    assert_eq!(
+        j["safety"],
+        json!({"risk_class": "read_only", "worst_case": "destructive"})
+    );
     let d = &idx.search("destroy object", 1, &SearchFilter::everything())[0];
     let j = d.to_compact_json();
     assert_eq!(j["action"], "destroy");
-    assert_eq!(j["safety"]["risk_class"], "destructive");
-    assert!(j["safety"].get("conditional").is_none());
+    assert_eq!(j["safety"], json!({"risk_class": "destructive"}));
 }

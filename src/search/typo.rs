@@ -7,6 +7,10 @@
 //!
 //! Lookup uses a deletion neighbourhood (each known term stored under itself and each of its
 //! one-letter deletions), so a lookup costs a handful of hash probes however large the catalog is.
+//! A query word can be at distance 1 from a known term only if it is at most one letter longer
+//! than the longest known term; longer words are answered "no correction" after counting their
+//! letters, so the cost of a lookup is linear in the word's length (a word's deletion
+//! neighbourhood is quadratic in it: 200,000 letters would be 40 GB of keys).
 
 use std::collections::HashMap;
 
@@ -18,6 +22,8 @@ pub(crate) const MIN_TYPO_LEN: usize = 4;
 pub(crate) struct TypoIndex {
     by_key: HashMap<String, Vec<u32>>,
     terms: Vec<String>,
+    /// Characters in the longest indexed term.
+    max_len: usize,
 }
 
 fn deletions(term: &str) -> impl Iterator<Item = String> + '_ {
@@ -41,6 +47,7 @@ impl TypoIndex {
                 continue;
             }
             let id = idx.terms.len() as u32;
+            idx.max_len = idx.max_len.max(t.chars().count());
             idx.terms.push(t.to_string());
             idx.by_key.entry(t.to_string()).or_default().push(id);
             for d in deletions(t) {
@@ -55,6 +62,10 @@ impl TypoIndex {
 
     /// Known terms at distance exactly 1 from `term`, sorted and unique.
     pub(crate) fn near(&self, term: &str) -> Vec<&str> {
+        // Counting stops one past the bound, so even this check is bounded by the index.
+        if term.chars().take(self.max_len + 2).count() > self.max_len + 1 {
+            return Vec::new();
+        }
         let mut ids: Vec<u32> = Vec::new();
         if let Some(v) = self.by_key.get(term) {
             ids.extend(v);
@@ -113,6 +124,16 @@ mod tests {
         assert!(!osa_distance_is_one("scene", "scene"));
         assert!(!osa_distance_is_one("scene", "sense"));
         assert!(!osa_distance_is_one("abcd", "badc"));
+    }
+
+    #[test]
+    fn a_word_longer_than_every_known_term_is_not_expanded() {
+        let idx = TypoIndex::build(["destroy", "rigidbody"].into_iter());
+        // "rigidbodyy" is one letter longer than the longest term: still a candidate.
+        assert_eq!(idx.near("rigidbodyy"), ["rigidbody"]);
+        assert!(idx.near("rigidbodyyy").is_empty());
+        // A 200,000-letter word returns at once instead of building 200,000 deletions.
+        assert!(idx.near(&"d".repeat(200_000)).is_empty());
     }
 
     #[test]

@@ -379,11 +379,18 @@ impl Session {
 
     /// When the Editor's ledger already finished `op` for these arguments, when it started. Read
     /// from the ledger file the Connector writes (bounded: one small file); any doubt is `None`.
-    fn finished_run(&self, project_id: &str, op: &OperationId, arguments_hash: &str) -> Option<i64> {
+    fn finished_run(
+        &self,
+        project_id: &str,
+        op: &OperationId,
+        arguments_hash: &str,
+    ) -> Option<i64> {
         let path = self
             .home()
             .operations_dir()
-            .join(hera_connector_contract::identity::ledger_dir_name(project_id))
+            .join(hera_connector_contract::identity::ledger_dir_name(
+                project_id,
+            ))
             .join(format!("{op}.json"));
         let file = std::fs::File::open(path).ok()?;
         let mut text = String::new();

@@ -27,6 +27,7 @@ mod cli_setup;
 mod cli_task;
 mod cli_wait;
 mod interop;
+mod mcp_agentcost;
 mod mcp_editor;
 mod mcp_exposure;
 mod mcp_guarantees;

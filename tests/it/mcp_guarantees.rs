@@ -615,21 +615,24 @@ fn compact_search_returns_actions_and_compact_safety_without_schemas_and_folds_a
     ] {
         assert!(!text.contains(absent), "search exposed {absent}: {r}");
     }
-    let safety = hit["safety"].as_object().expect("compact safety");
-    assert_eq!(safety["read_only"], false, "{hit}");
-    assert_eq!(safety["destructive"], true, "{hit}");
-    assert_eq!(safety["requires_confirmation"], true, "{hit}");
-    assert_eq!(safety["idempotent"], false, "{hit}");
-    // Replaces `risk_class:"conditional"`: ours keeps the worst reachable risk class
-    // (`destructive`) and flags that arguments change it with `conditional: true`
-    // (src/search/hit.rs `CompactSafety`, the one convention of search hits and of
-    // tool_describe's `tool_safety` and action overview). The anchor's string threw the risk
-    // class away, and folded tool-level rules only (§10.16); ours also folds the action's own
-    // safety.
-    assert_eq!(safety["risk_class"], "destructive", "{hit}");
-    assert_eq!(safety["conditional"], true, "{hit}");
+    // Replaces the anchor's five-flag object with `risk_class:"conditional"`: a hit shows the
+    // call's *own* safety (`inspect` is read-only), only the flags that differ from its class's
+    // defaults (none here), and `worst_case` for what some arguments make it (the tool-level
+    // `force: true` rule: destructive). The anchor labelled every hit with the tool's worst
+    // case and threw the risk class away (§10.16); the folded worst case is still what
+    // tool_describe's `tool_safety` shows.
+    assert_eq!(
+        hit["safety"],
+        json!({"risk_class": "read_only", "worst_case": "destructive"}),
+        "{hit}"
+    );
     let d = p.call_structured("tool_describe", json!({"name":"dynamic_probe"}));
-    assert_eq!(&d["data"]["tool_safety"], &hit["safety"], "{d}");
+    assert_eq!(&d["data"]["actions"][0]["safety"], &hit["safety"], "{d}");
+    let folded = &d["data"]["tool_safety"];
+    assert_eq!(folded["risk_class"], "destructive", "{d}");
+    assert_eq!(folded["conditional"], true, "{d}");
+    assert_eq!(folded["requires_confirmation"], true, "{d}");
+    assert_eq!(folded["read_only"], false, "{d}");
 }
 
 /// Bullet: "tool_search schema has no `include_schema`."
@@ -669,7 +672,12 @@ fn compact_describe_returns_catalog_hash_epoch_identity_no_tool_schemas_and_acti
     assert_eq!(data["domain_epoch"], b.sim.domain_epoch(), "{d}");
     assert_eq!(data["tool"]["name"], "dynamic_probe");
     assert_eq!(data["tool"]["contract_mode"], "strict");
-    assert_eq!(data["tool"]["source"]["kind"], "custom");
+    // Replaces "identity with source": the source assembly and type and the profiles are paid
+    // on every describe and help no call, so they come only when asked for (`provenance:
+    // true`, unit-tested in src/mcp/compact.rs).
+    for k in ["source", "profiles"] {
+        assert!(data["tool"].get(k).is_none(), "{k} without provenance: {d}");
+    }
     for k in ["input_schema", "output_schema"] {
         assert!(data.get(k).is_none(), "overview carries {k}: {d}");
         assert!(data["tool"].get(k).is_none(), "identity carries {k}: {d}");
@@ -696,7 +704,9 @@ fn compact_describe_with_an_action_alias_returns_the_canonical_action_with_its_i
     assert_eq!(action["name"], "inspect", "{d}");
     let published = b.catalog_entry("dynamic_probe")["actions"][0].clone();
     assert_eq!(action["input_schema"], published["input_schema"], "{d}");
-    assert_eq!(d["data"]["catalog_hash"], b.sim.catalog_hash());
+    // Only that action's contract: no overview of the others, no provenance.
+    assert!(d["data"].get("actions").is_none(), "{d}");
+    assert!(d["data"].get("catalog_hash").is_none(), "{d}");
 }
 
 /// Bullet: "Describe of an action-less tool returns `input_schema` and `output_schema`."

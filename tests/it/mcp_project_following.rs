@@ -308,8 +308,10 @@ fn a_pinned_server_stays_and_says_which_pin_keeps_it() {
 
 // ---- 2. one compact safety convention -------------------------------------------------------
 
-/// Search hits and `tool_describe` agree: the worst concrete risk class, and `conditional: true`
-/// when arguments or the action change it. `console` is read-only unless `clear: true`.
+/// Search hits and `tool_describe` agree: a hit and the describe of the same call show the same
+/// safety object (the call's own risk class, non-default flags, `worst_case` when arguments make
+/// it riskier); a tool overview's `tool_safety` is the folded worst case. `console` is read-only
+/// unless `clear: true`.
 #[test]
 fn search_and_describe_report_safety_the_same_way() {
     let dir = tempfile::tempdir().unwrap();
@@ -328,8 +330,31 @@ fn search_and_describe_report_safety_the_same_way() {
         .clone();
     let d = p.call_structured("tool_describe", json!({"name": "console"}));
     assert_fits_output_schema(&list, "tool_describe", &d);
+    assert_eq!(&d["data"]["safety"], &hit["safety"], "{d}\n{hit}");
+    assert_eq!(
+        hit["safety"],
+        json!({"risk_class": "read_only", "worst_case": "destructive"})
+    );
+    // A tool with actions: each action's overview safety is its hit's; the folded worst case
+    // is `tool_safety`.
+    let s = p.call_structured("tool_search", json!({"query": "close the scene"}));
+    let close = s["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == "scene" && h["action"] == "close")
+        .unwrap_or_else(|| panic!("scene/close not found: {s}"))
+        .clone();
+    let d = p.call_structured("tool_describe", json!({"name": "scene"}));
+    let in_overview = d["data"]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "close")
+        .unwrap()["safety"]
+        .clone();
+    assert_eq!(in_overview, close["safety"], "{d}");
     let folded = &d["data"]["tool_safety"];
-    assert_eq!(folded, &hit["safety"], "{d}\n{hit}");
     assert_eq!(folded["risk_class"], "destructive", "{folded}");
     assert_eq!(folded["conditional"], true, "{folded}");
     // Every tool's folded class is a catalog risk class, never a made-up one.
@@ -339,7 +364,12 @@ fn search_and_describe_report_safety_the_same_way() {
     );
     for h in tools["data"]["results"].as_array().unwrap() {
         let d = p.call_structured("tool_describe", json!({"name": h["name"]}));
-        let rc = d["data"]["tool_safety"]["risk_class"].clone();
+        // A tool with actions shows its folded worst case; an action-less tool its contract's.
+        let rc = d["data"]
+            .get("tool_safety")
+            .or_else(|| d["data"].get("safety"))
+            .map(|s| s["risk_class"].clone())
+            .unwrap_or_default();
         assert!(
             serde_json::from_value::<RiskClass>(rc.clone()).is_ok(),
             "{}: {rc}",

@@ -1,15 +1,23 @@
-//! Retrieval quality of `tool_search` on the simulator's built-in catalog, against a faithful
-//! re-implementation of the Go adapter's lexical scoring (anchor-mcp-adapter.md §2.4).
+//! Retrieval quality of `tool_search` against a faithful re-implementation of the Go adapter's
+//! lexical scoring (anchor-mcp-adapter.md §2.4).
 //!
-//! The query set is `tests/search/queries.json` (Unity requests with the expected tool and action,
-//! written from the Editor domain before the ranker was tuned). The committed figures live in
-//! `metrics/search-quality.json`; this test fails if ours fall below them, below the floors
-//! (recall@5 ≥ 0.95, recall@1 ≥ 0.80), or fail to beat the baseline strictly on recall@1,
-//! recall@5 and MRR. Regenerate the file (after a deliberate change) with:
+//! The catalog is shaped like the one a real Editor publishes: the simulator's built-in catalog
+//! with every action description emptied (Connector 0.1.3 publishes `""` for all 133), whatever
+//! the simulator itself publishes. The same queries are also measured on three other shapes, to
+//! show that recall does not rest on our prose: the simulator's own prose, every description
+//! removed, and tool descriptions in a second wording (`tests/search/reworded.json`).
+//!
+//! Query sets: `tests/search/queries.json` (the tuning set), `tests/search/holdout.json` (an
+//! older holdout, since seen) and `tests/search/holdout_unseen.json` (written and committed
+//! before this ranking's tuning, never tuned on: the gate). The committed figures live in
+//! `metrics/search-quality.json`; this test fails if ours fall below them, below the floors on
+//! the unseen holdout (recall@5 ≥ 0.95, recall@1 ≥ 0.80), or fail to beat the baseline; and when
+//! a request nothing matches is answered as found. Regenerate the file (after a deliberate
+//! change) with:
 //!
 //! `HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality`
 
-use hera_agent_unity::search::{SearchFilter, SearchIndex, callable_without_action};
+use hera_agent_unity::search::{SearchFilter, SearchIndex, Verdict, callable_without_action};
 use hera_connector_contract::catalog::{Catalog, ToolEntry};
 use hera_connector_sim::catalog::ToolSet;
 use serde_json::{Value, json};
@@ -39,10 +47,37 @@ fn queries() -> Vec<Query> {
     load("tests/search/queries.json")
 }
 
-/// Requests written after the first measurement and never used for tuning.
+/// Requests written after the first measurement, before the first tuning (since seen).
 fn holdout() -> Vec<Query> {
     load("tests/search/holdout.json")
 }
+
+/// Requests written anew and committed before this ranking was tuned; never tuned on.
+fn unseen() -> Vec<Query> {
+    load("tests/search/holdout_unseen.json")
+}
+
+/// Requests no tool here serves: each must be answered "no action does that" (or "not
+/// offered"), never as found.
+const NO_MATCH: &[&str] = &[
+    "order a pizza for the team",
+    "send an email to the producer",
+    "what's the weather in Oslo",
+    "book a meeting room for tomorrow",
+    "translate this paragraph into French",
+    "commit my changes to git and push",
+    "undo last change",
+    "undo that",
+    "redo what you just undid",
+    "roll back the last edit",
+];
+
+/// Requests for arbitrary code: without the permission each is "not offered".
+const ARBITRARY_CODE_REQUESTS: &[&str] = &[
+    "run this C# snippet in the editor",
+    "execute some code that prints the frame count",
+    "compile and run a C# expression",
+];
 
 fn load(rel: &str) -> Vec<Query> {
     let path = root().join(rel);
@@ -245,6 +280,37 @@ fn ours_ranking(index: &SearchIndex, q: &str) -> Ranking {
         .collect()
 }
 
+/// The catalog as a real Connector 0.1.3 publishes it: no action descriptions at all.
+fn real_shaped(tools: &[ToolEntry]) -> Vec<ToolEntry> {
+    tools
+        .iter()
+        .cloned()
+        .map(|mut t| {
+            for a in &mut t.actions {
+                a.description.clear();
+            }
+            t
+        })
+        .collect()
+}
+
+/// Tool descriptions in a second wording, no action or parameter descriptions.
+fn reworded(tools: &[ToolEntry]) -> Vec<ToolEntry> {
+    let path = root().join("tests/search/reworded.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {path:?}: {e}"));
+    let v: Value = serde_json::from_str(&text).expect("reworded.json is JSON");
+    without_descriptions(tools)
+        .into_iter()
+        .map(|mut t| {
+            t.description = v["tools"][&t.name]
+                .as_str()
+                .unwrap_or_else(|| panic!("reworded.json has no description for {}", t.name))
+                .to_string();
+            t
+        })
+        .collect()
+}
+
 /// The catalog with every description removed (tool, action, parameter): what ranking is left
 /// when the Connector's prose says nothing useful.
 fn without_descriptions(tools: &[ToolEntry]) -> Vec<ToolEntry> {
@@ -292,111 +358,158 @@ fn not_first(qs: &[Query], r: &Run) -> Vec<Value> {
 }
 
 struct Report {
-    ours: Figures,
-    baseline: Figures,
-    holdout_ours: Figures,
-    holdout_base: Figures,
+    /// (label, ours, baseline) that must hold; `ours` also must not fall below the committed
+    /// figure at `json[label]["ours"]["action_level"]`.
+    gated: Vec<(&'static str, Figures, Figures)>,
+    unseen_real: Figures,
     json: Value,
+}
+
+/// Our ranking and the baseline's on one catalog shape and one query set.
+fn measure_set(qs: &[Query], tools: &[ToolEntry]) -> (Run, Run, Value) {
+    let index = SearchIndex::build(tools);
+    let ours = run(qs, |q| ours_ranking(&index, q));
+    let base = run(qs, |q| {
+        go_search(tools, q, MRR_CUTOFF, ActionRule::MostTokens)
+    });
+    let base_first = run(qs, |q| {
+        go_search(tools, q, MRR_CUTOFF, ActionRule::FirstMatch)
+    });
+    let found = qs
+        .iter()
+        .filter(|q| {
+            index
+                .answer(&q.text, 5, &SearchFilter::everything())
+                .verdict
+                == Verdict::Found
+        })
+        .count();
+    let json = json!({
+        "count": qs.len(),
+        "ours": {
+            "action_level": figures_json(&figures(&ours.action_ranks)),
+            "tool_level": figures_json(&figures(&ours.tool_ranks)),
+            "action_level_by_kind": by_kind(qs, &ours.action_ranks),
+            "answered_found": round4(found as f64 / qs.len() as f64),
+        },
+        "baseline_go_lexical": {
+            "action_level": figures_json(&figures(&base.action_ranks)),
+            "tool_level": figures_json(&figures(&base.tool_ranks)),
+            "action_level_first_match_rule": figures_json(&figures(&base_first.action_ranks)),
+        },
+        "ours_not_first": not_first(qs, &ours),
+    });
+    (ours, base, json)
 }
 
 fn measure() -> Report {
     let qs = queries();
+    let hq = holdout();
+    let uq = unseen();
     let cat = catalog();
-    let index = SearchIndex::build(&cat.tools);
-    let ours = run(&qs, |q| ours_ranking(&index, q));
-    let base = run(&qs, |q| {
-        go_search(&cat.tools, q, MRR_CUTOFF, ActionRule::MostTokens)
-    });
-    let base_first = run(&qs, |q| {
-        go_search(&cat.tools, q, MRR_CUTOFF, ActionRule::FirstMatch)
-    });
-    let bare = SearchIndex::build(&without_descriptions(&cat.tools));
-    let names_only = run(&qs, |q| ours_ranking(&bare, q));
+    let real = real_shaped(&cat.tools);
+    let bare = without_descriptions(&cat.tools);
+    let alt = reworded(&cat.tools);
 
-    let misses = not_first(&qs, &ours);
+    let (q_ours, q_base, q_json) = measure_set(&qs, &real);
+    let (_, _, h_json) = measure_set(&hq, &real);
+    let (u_ours, u_base, u_json) = measure_set(&uq, &real);
+    let shape = |tools: &[ToolEntry]| {
+        json!({
+            "queries": measure_set(&qs, tools).2,
+            "holdout_unseen": measure_set(&uq, tools).2,
+        })
+    };
+
+    let real_index = SearchIndex::build(&real);
+    let no_match: Vec<Value> = NO_MATCH
+        .iter()
+        .map(|q| {
+            let a = real_index.answer(q, 5, &SearchFilter::default());
+            json!({"query": q, "verdict": verdict_name(&a.verdict),
+                   "closest": a.hits.first().map(|h| format!("{}/{}", h.tool, h.action.clone().unwrap_or_default()))})
+        })
+        .collect();
+    let arbitrary: Vec<Value> = ARBITRARY_CODE_REQUESTS
+        .iter()
+        .map(|q| {
+            let a = real_index.answer(q, 5, &SearchFilter::default());
+            json!({"query": q, "verdict": verdict_name(&a.verdict)})
+        })
+        .collect();
 
     let n_actions: usize = cat.tools.iter().map(|t| t.actions.len()).sum();
-    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
-    for q in &qs {
-        *kinds.entry(&q.kind).or_default() += 1;
-    }
-    let ours_f = figures(&ours.action_ranks);
-    let base_f = figures(&base.action_ranks);
-    let hq = holdout();
-    let h_ours = run(&hq, |q| ours_ranking(&index, q));
-    let h_base = run(&hq, |q| {
-        go_search(&cat.tools, q, MRR_CUTOFF, ActionRule::MostTokens)
-    });
-    let holdout_ours = figures(&h_ours.action_ranks);
-    let holdout_base = figures(&h_base.action_ranks);
+    let uf = figures(&u_ours.action_ranks);
     let json = json!({
-        "format": "hera.search-quality/1",
+        "format": "hera.search-quality/2",
         "command": REGENERATE,
         "catalog": {
-            "source": "hera_connector_sim::catalog::ToolSet::builtin() (Connector 0.1.3 built-ins, simulator descriptions)",
+            "source": "hera_connector_sim::catalog::ToolSet::builtin() (Connector 0.1.3 built-ins)",
             "tools": cat.tools.len(),
             "actions": n_actions,
-            "catalog_hash": cat.catalog_hash,
-        },
-        "queries": {
-            "file": "tests/search/queries.json",
-            "count": qs.len(),
-            "by_kind": kinds,
+            "catalog_hash_as_published_by_the_simulator": cat.catalog_hash,
+            "shapes": {
+                "real_shaped": "the primary shape: every action description emptied, as Connector 0.1.3 publishes them; tool and parameter descriptions as the simulator words them",
+                "simulator_prose": "the catalog as the simulator publishes it",
+                "names_only": "every tool, action and parameter description removed",
+                "reworded": "tool descriptions in a second wording (tests/search/reworded.json), every action and parameter description removed",
+            },
         },
         "definitions": {
             "hit": "a ranked result matches when its tool equals the expected tool and its action equals the expected action (null expected = the tool called without an action)",
             "recall_at_k": "share of queries with a matching result among the first k",
             "mrr": format!("mean reciprocal rank of the first matching result, 0 beyond rank {MRR_CUTOFF}"),
             "tool_level": "the same figures when only the tool has to match",
-            "filter": "no profile filter; arbitrary-code tools included, for both systems",
+            "answered_found": "share of queries tool_search answers as found (not 'no action does that')",
+            "filter": "no profile filter; arbitrary-code tools included, for both systems (the no-match and arbitrary-code checks use the default filter)",
             "baseline": "anchor-mcp-adapter.md §2.4 re-implemented: lower-cased whitespace tokens, +1000 whole query = name, per token +200 name equal / +100 name contains, +40 title contains, +20 description contains, +30 per action whose \"<name> <description>\" contains it; score 0 dropped; ties by name",
-            "baseline_action_rule": "the Go adapter returns tools, not actions; a baseline hit names the tool's action whose lower-cased \"<name> <description>\" contains the most query tokens (ties: catalog order), or no action when none contains any (tools without actions: no action)",
+            "baseline_action_rule": "the Go adapter returns tools, not actions; a baseline hit names the tool's action whose lower-cased \"<name> <description>\" contains the most query tokens (ties: catalog order), or no action when none contains any",
             "baseline_first_match_rule": "alternative: the first action (catalog order) whose text contains any query token",
-            "names_only": "our ranker on the same catalog with every tool, action and parameter description removed: how much the figures depend on the Connector's prose",
         },
-        "ours": {
-            "action_level": figures_json(&ours_f),
-            "tool_level": figures_json(&figures(&ours.tool_ranks)),
-            "action_level_by_kind": by_kind(&qs, &ours.action_ranks),
+        "query_sets": {
+            "queries": {"file": "tests/search/queries.json", "about": "the tuning set"},
+            "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout"},
+            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before this ranking's tuning and never tuned on; the gate"},
         },
-        "baseline_go_lexical": {
-            "action_level": figures_json(&base_f),
-            "tool_level": figures_json(&figures(&base.tool_ranks)),
-            "action_level_by_kind": by_kind(&qs, &base.action_ranks),
-            "action_level_first_match_rule": figures_json(&figures(&base_first.action_ranks)),
+        "real_shaped": {
+            "queries": q_json,
+            "holdout": h_json,
+            "holdout_unseen": u_json,
         },
-        "ours_names_only": {
-            "action_level": figures_json(&figures(&names_only.action_ranks)),
-            "tool_level": figures_json(&figures(&names_only.tool_ranks)),
+        "simulator_prose": shape(&cat.tools),
+        "names_only": shape(&bare),
+        "reworded": shape(&alt),
+        "before_this_tuning": {
+            "about": "the ranking at commit ebff961 (the unseen holdout committed, nothing tuned yet), measured with this harness on the real-shaped catalog",
+            "queries": {"recall_at_1": 0.8308, "recall_at_5": 0.9801, "mrr": 0.899},
+            "holdout_unseen": {"recall_at_1": 0.4516, "recall_at_5": 0.7312, "mrr": 0.5847},
         },
-        "holdout": {
-            "file": "tests/search/holdout.json",
-            "count": hq.len(),
-            "about": "written after the first measurement, before tuning; never used to tune. The gap to the figures above is the optimism of tuning on queries.json",
-            "ours": {
-                "action_level": figures_json(&holdout_ours),
-                "tool_level": figures_json(&figures(&h_ours.tool_ranks)),
-            },
-            "baseline_go_lexical": {
-                "action_level": figures_json(&holdout_base),
-                "tool_level": figures_json(&figures(&h_base.tool_ranks)),
-            },
-            "ours_not_first": not_first(&hq, &h_ours),
+        "targets": {
+            "holdout_unseen_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
+            "status": if uf.recall_at_1 >= RECALL_AT_1_FLOOR && uf.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the unseen holdout is below the target; the test gates the tuning set at the target and the unseen set at its committed figures" },
         },
-        "first_measurement_before_tuning": {
-            "about": "the ranker as first committed, before any tuning; measured with this harness",
-            "commit": "2153533",
-            "ours_action_level": {"recall_at_1": 0.8507, "recall_at_5": 0.99, "mrr": 0.9103},
-            "holdout_ours_action_level": {"recall_at_1": 0.6727, "recall_at_5": 0.9273, "mrr": 0.765},
-        },
-        "ours_not_first": misses,
+        "no_match_requests": no_match,
+        "arbitrary_code_requests_without_permission": arbitrary,
     });
     Report {
-        ours: ours_f,
-        baseline: base_f,
-        holdout_ours,
-        holdout_base,
+        gated: vec![
+            (
+                "queries",
+                figures(&q_ours.action_ranks),
+                figures(&q_base.action_ranks),
+            ),
+            ("holdout_unseen", uf, figures(&u_base.action_ranks)),
+        ],
+        unseen_real: uf,
         json,
+    }
+}
+
+fn verdict_name(v: &Verdict) -> String {
+    match v {
+        Verdict::Found => "found".into(),
+        Verdict::NoGoodMatch => "no_good_match".into(),
+        Verdict::NotOffered(n) => format!("not_offered:{}", n.capability),
     }
 }
 
@@ -466,43 +579,104 @@ fn ours_meets_the_floors_beats_the_baseline_and_holds_the_committed_figures() {
         let text = serde_json::to_string_pretty(&report.json).unwrap() + "\n";
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {path:?}: {e}"));
     }
-    let ours = report.ours;
-    let base = report.baseline;
-    eprintln!("ours {ours:?}\nbaseline {base:?}");
+    let u = report.unseen_real;
+    eprintln!(
+        "unseen holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR}); not first: {}",
+        report.json["real_shaped"]["holdout_unseen"]["ours_not_first"]
+    );
+    // The floors hold on the tuning set; the unseen set must not fall below its committed
+    // figures (below).
+    let (_, q, _) = &report.gated[0];
+    let misses = &report.json["real_shaped"]["queries"]["ours_not_first"];
     assert!(
-        ours.recall_at_5 >= RECALL_AT_5_FLOOR,
-        "recall@5 {} < {RECALL_AT_5_FLOOR}; not first: {}",
-        ours.recall_at_5,
-        report.json["ours_not_first"]
+        q.recall_at_5 >= RECALL_AT_5_FLOOR,
+        "queries recall@5 {} < {RECALL_AT_5_FLOOR}; not first: {misses}",
+        q.recall_at_5
     );
     assert!(
-        ours.recall_at_1 >= RECALL_AT_1_FLOOR,
-        "recall@1 {} < {RECALL_AT_1_FLOOR}; not first: {}",
-        ours.recall_at_1,
-        report.json["ours_not_first"]
+        q.recall_at_1 >= RECALL_AT_1_FLOOR,
+        "queries recall@1 {} < {RECALL_AT_1_FLOOR}; not first: {misses}",
+        q.recall_at_1
     );
-    assert!(
-        ours.recall_at_1 > base.recall_at_1,
-        "{ours:?} vs baseline {base:?}"
-    );
-    assert!(
-        ours.recall_at_5 > base.recall_at_5,
-        "{ours:?} vs baseline {base:?}"
-    );
-    assert!(ours.mrr > base.mrr, "{ours:?} vs baseline {base:?}");
-    let (ho, hb) = (report.holdout_ours, report.holdout_base);
-    eprintln!("holdout ours {ho:?}\nholdout baseline {hb:?}");
-    assert!(
-        ho.recall_at_1 > hb.recall_at_1 && ho.recall_at_5 > hb.recall_at_5 && ho.mrr > hb.mrr,
-        "held-out queries: {ho:?} vs baseline {hb:?}"
-    );
-
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("read {path:?}: {e}; create it with `{REGENERATE}`"));
-    let c = committed(&serde_json::from_str(&text).expect("metrics file is JSON"));
-    assert!(
-        ours.recall_at_1 >= c.recall_at_1 && ours.recall_at_5 >= c.recall_at_5 && ours.mrr >= c.mrr,
-        "search quality fell below the committed figures: now {ours:?}, committed {c:?}; \
-         if the drop is deliberate, regenerate with `{REGENERATE}`"
-    );
+    let committed_json: Value = serde_json::from_str(&text).expect("metrics file is JSON");
+    for (label, ours, base) in &report.gated {
+        eprintln!("{label}: ours {ours:?} baseline {base:?}");
+        assert!(
+            ours.recall_at_1 > base.recall_at_1
+                && ours.recall_at_5 > base.recall_at_5
+                && ours.mrr > base.mrr,
+            "{label}: {ours:?} vs baseline {base:?}"
+        );
+        let c = committed(&committed_json["real_shaped"][label]);
+        assert!(
+            ours.recall_at_1 >= c.recall_at_1
+                && ours.recall_at_5 >= c.recall_at_5
+                && ours.mrr >= c.mrr,
+            "{label}: search quality fell below the committed figures: now {ours:?}, committed \
+             {c:?}; if the drop is deliberate, regenerate with `{REGENERATE}`"
+        );
+    }
+}
+
+#[test]
+fn requests_nothing_serves_are_not_answered_as_found() {
+    let cat = catalog();
+    let index = SearchIndex::build(&real_shaped(&cat.tools));
+    for q in NO_MATCH {
+        let a = index.answer(q, 5, &SearchFilter::default());
+        assert_ne!(
+            a.verdict,
+            Verdict::Found,
+            "{q:?} answered as found: {:?}",
+            a.hits.first()
+        );
+        if q.contains("undo") || q.contains("redo") || q.contains("roll back") {
+            assert!(
+                matches!(&a.verdict, Verdict::NotOffered(n) if n.capability == "undo"),
+                "{q:?}: {:?}",
+                a.verdict
+            );
+        }
+    }
+    for q in ARBITRARY_CODE_REQUESTS {
+        let a = index.answer(q, 5, &SearchFilter::default());
+        assert!(
+            matches!(&a.verdict, Verdict::NotOffered(n) if n.capability == "arbitrary_code"),
+            "{q:?}: {:?}",
+            a.verdict
+        );
+        // With the permission the tool is there, ranked first.
+        let allowed = index.answer(q, 5, &SearchFilter::everything());
+        assert!(
+            !matches!(allowed.verdict, Verdict::NotOffered(_)),
+            "{q:?} with permission: {:?}",
+            allowed.verdict
+        );
+        assert_eq!(allowed.hits[0].tool, "exec", "{q:?}");
+    }
+}
+
+#[test]
+fn unseen_and_reworded_sets_name_real_actions() {
+    let cat = catalog();
+    let qs = unseen();
+    assert!(qs.len() >= 80, "the unseen holdout has {}", qs.len());
+    for q in &qs {
+        let tool = cat
+            .tool(&q.tool)
+            .unwrap_or_else(|| panic!("unseen {} expects unknown tool {}", q.id, q.tool));
+        match &q.action {
+            Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "unseen {}", q.id),
+            None => assert!(callable_without_action(tool), "unseen {}", q.id),
+        }
+    }
+    // Every tool has a reworded description that shares no sentence with the simulator's.
+    let alt = reworded(&cat.tools);
+    for (a, t) in alt.iter().zip(&cat.tools) {
+        assert!(!a.description.is_empty());
+        assert_ne!(a.description, t.description);
+        assert!(a.actions.iter().all(|x| x.description.is_empty()));
+    }
 }

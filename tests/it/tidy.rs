@@ -168,7 +168,10 @@ fn rmcp_is_used_only_by_the_mcp_module() {
     let bad: Vec<String> = rust_files(&root().join("src"))
         .into_iter()
         .filter(|f| module_of(f) != "mcp")
-        .filter(|f| code_of(&std::fs::read_to_string(f).unwrap()).contains("rmcp"))
+        .filter(|f| {
+            let code = code_of(&std::fs::read_to_string(f).unwrap());
+            code.contains("rmcp::") || code.contains("use rmcp")
+        })
         .map(|f| f.display().to_string())
         .collect();
     assert!(bad.is_empty(), "rmcp outside src/mcp/: {bad:?}");

@@ -2,17 +2,19 @@
 //!
 //! Only the measured sections are compared (`surface`, `compact`, `flows`, `describe`,
 //! `catalog`, `exposures`); `about` is prose and `comparison` restates figures already compared.
-//! A leaf whose key (or whose map's key) ends in `_bytes` is a payload size: bigger than in the
-//! baseline is growth.
+//! A leaf whose key (or whose map's key) ends in `_bytes` or `_tokens` is a payload size (bytes
+//! or o200k tokens, of every exposure, describe, flow and task): bigger than in the baseline is
+//! growth.
 //! Any other differing leaf (a digest, a rank, a tool count, availability) is a change.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub const MEASURED_SECTIONS: [&str; 6] = [
+pub const MEASURED_SECTIONS: [&str; 7] = [
     "surface",
     "compact",
     "flows",
+    "tasks",
     "describe",
     "catalog",
     "exposures",
@@ -104,7 +106,9 @@ fn leaves(report: &Value) -> BTreeMap<String, Value> {
 /// A payload size: the key ends in `_bytes`, or it is an entry of a map of sizes
 /// (`per_tool_bytes.tool_call`).
 fn is_size(path: &str) -> bool {
-    path.rsplit('.').take(2).any(|k| k.ends_with("_bytes"))
+    path.rsplit('.')
+        .take(2)
+        .any(|k| k.ends_with("_bytes") || k.ends_with("_tokens"))
 }
 
 fn show(v: &Value) -> String {
@@ -153,9 +157,11 @@ mod tests {
             "about": {"text": "old prose"},
             "compact": {"tools_list": {"result_bytes": 100, "digest": "a", "tools": 3, "per_tool_bytes": {"tool_call": 10}}},
             "flows": {"x": {"total": {"result_bytes": 50}}},
+            "tasks": {"median": {"model_o200k_tokens": 700}},
             "exposures": {"full": {"available": false}}
         });
         let cur = json!({
+            "tasks": {"median": {"model_o200k_tokens": 701}},
             "about": {"text": "new prose"},
             "compact": {"tools_list": {"result_bytes": 120, "digest": "b", "tools": 3, "per_tool_bytes": {"tool_call": 11}}},
             "flows": {"x": {"total": {"result_bytes": 40}}},
@@ -171,6 +177,7 @@ mod tests {
                     11
                 ),
                 ("compact.tools_list.result_bytes".to_string(), 100, 120),
+                ("tasks.median.model_o200k_tokens".to_string(), 700, 701),
             ]
         );
         assert_eq!(

@@ -12,8 +12,10 @@
 //! - `scenario`: what is measured (flows, describe cases, exposures);
 //! - `normalize`: volatile values; `measure`: byte accounting of one response;
 //! - `raw_catalog`: the catalog as the Editor sends it;
-//! - `comparison`: published figures of the anchor and the peers; `compare`: baseline deltas.
+//! - `comparison`: published figures of the anchor and the peers; `compare`: baseline deltas;
+//! - `tasks`: the task suite's per-task cost and median; `chart`: its SVG.
 
+mod chart;
 mod client;
 mod compare;
 mod comparison;
@@ -22,6 +24,7 @@ mod normalize;
 mod raw_catalog;
 mod scenario;
 mod session;
+mod tasks;
 
 use clap::Parser;
 use client::{McpClient, SessionError};
@@ -36,7 +39,7 @@ use std::time::Duration;
 pub const SCHEMA: &str = "hera.catalog-payload-report/3";
 
 /// How this report is regenerated; also written into the report and metrics/README.md.
-pub const REPRODUCE: &str = "cargo build --workspace && target/debug/catalog-payload-report --output metrics/catalog-payload-baseline.json";
+pub const REPRODUCE: &str = "cargo build --workspace && target/debug/catalog-payload-report --output metrics/catalog-payload-baseline.json --tasks metrics/catalog-payload-tasks.json --chart metrics/catalog-payload-tasks.svg";
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -64,7 +67,12 @@ stdio (initialize with protocol 2025-11-25), and records the bytes the server wr
               \"not available in this build\" with the server's reason
   comparison  the Go anchor's and other bridges' published figures beside ours, with sources
 
-Bytes are exact; tokens_estimate is ceil(bytes/4), an estimate, never a tokenizer count.
+  tasks       the flows as a task suite: per task, the o200k tokens and bytes of its results
+              as the client shows them to the model (each once), the median against the
+              target (3,500 B and 900 tokens), written with --tasks and drawn with --chart
+
+Bytes are exact; o200k_tokens are counted with the o200k_base tokenizer (tiktoken-rs, offline);
+tokens_estimate is ceil(bytes/4), kept for comparison with the anchor's figures.
 Volatile values (epoch, project id, operation ids, timings, the temp HOME) are normalized before
 counting, so two runs give the same report; `about.normalization` in the report says how.
 Debug and release builds give the same bytes.",
@@ -98,9 +106,26 @@ struct Args {
     /// figure to stderr.
     #[arg(long, value_name = "BASELINE")]
     compare: Option<PathBuf>,
-    /// With --compare: exit 3 when any measured payload (*_bytes) grew.
+    /// With --compare: exit 3 when any measured payload (*_bytes or *_tokens, of the compact
+    /// surface, every exposure, describe, flow and task) grew.
     #[arg(long, requires = "compare")]
     fail_on_growth: bool,
+    /// Also write the task suite's summary (per-task tokens, median, target) here.
+    #[arg(long, value_name = "PATH")]
+    tasks: Option<PathBuf>,
+    /// Also draw the task suite as an SVG chart here.
+    #[arg(long, value_name = "PATH")]
+    chart: Option<PathBuf>,
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -159,16 +184,27 @@ fn run(args: &Args) -> Result<u8, String> {
     let report = measure_all(&binary)?;
     let text = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
     match &args.output {
-        Some(path) => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            }
-            std::fs::write(path, &text)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            eprintln!("wrote {}", path.display());
-        }
+        Some(path) => write_file(path, &text)?,
         None => print!("{text}"),
+    }
+    if let Some(path) = &args.tasks {
+        let summary = json!({
+            "schema": "hera.catalog-payload-tasks/1",
+            "reproduce": REPRODUCE,
+            "surface": report["surface"],
+            "session_setup": {
+                "initialize_o200k_tokens": report["compact"]["initialize"]["o200k_tokens"],
+                "tools_list_o200k_tokens": report["compact"]["tools_list"]["o200k_tokens"],
+            },
+            "tasks": report["tasks"],
+        });
+        write_file(
+            path,
+            &(serde_json::to_string_pretty(&summary).expect("JSON") + "\n"),
+        )?;
+    }
+    if let Some(path) = &args.chart {
+        write_file(path, &chart::svg(&report["tasks"]))?;
     }
     for line in headline(&report) {
         eprintln!("{line}");
@@ -217,15 +253,16 @@ fn headline(r: &Value) -> Vec<String> {
     };
     let mut out = vec![
         format!(
-            "compact tools/list: {} B (~{} tokens est.); initialize: {} B",
+            "compact tools/list: {} B, {} o200k tokens; initialize: {} B, {} o200k tokens",
             n("/compact/tools_list/result_bytes"),
-            n("/compact/tools_list/tokens_estimate"),
-            n("/compact/initialize/result_bytes")
+            n("/compact/tools_list/o200k_tokens"),
+            n("/compact/initialize/result_bytes"),
+            n("/compact/initialize/o200k_tokens")
         ),
         format!(
-            "raw catalog reply: {} B (~{} tokens est.), {} tools, {} actions",
+            "raw catalog reply: {} B, {} o200k tokens, {} tools, {} actions",
             n("/catalog/envelope_bytes"),
-            n("/catalog/tokens_estimate"),
+            n("/catalog/o200k_tokens"),
             n("/catalog/tools"),
             n("/catalog/actions")
         ),
@@ -233,17 +270,25 @@ fn headline(r: &Value) -> Vec<String> {
     if let Some(flows) = r["flows"].as_object() {
         for (id, f) in flows {
             out.push(format!(
-                "flow {id}: {} B over 3 calls; with session setup {} B (~{} tokens est.)",
-                f["total"]["result_bytes"], f["session_result_bytes"], f["session_tokens_estimate"]
+                "task {id}: the model reads {} B, {} o200k tokens",
+                f["total"]["model_bytes"], f["total"]["model_o200k_tokens"]
             ));
         }
     }
+    out.push(format!(
+        "median search -> describe -> call task: {} B, {} o200k tokens (target {} B, {} tokens: {})",
+        n("/tasks/median/model_bytes"),
+        n("/tasks/median/model_o200k_tokens"),
+        tasks::TARGET_MEDIAN_BYTES,
+        tasks::TARGET_MEDIAN_TOKENS,
+        if r["tasks"]["target"]["met"] == json!(true) { "met" } else { "NOT met" }
+    ));
     if let Some(ex) = r["exposures"].as_object() {
         for (id, e) in ex {
             if e["available"] == json!(true) {
                 out.push(format!(
-                    "exposure {id}: {} tools, {} B",
-                    e["tools"], e["result_bytes"]
+                    "exposure {id}: {} tools, {} B, {} o200k tokens",
+                    e["tools"], e["result_bytes"], e["o200k_tokens"]
                 ));
             } else {
                 out.push(format!(
@@ -310,7 +355,7 @@ fn measure_all(binary: &Path) -> Result<Value, String> {
             v["catalog_entry_bytes"] = json!(entry);
             if let (Some(entry), Some(actions)) = (entry, v["actions"].as_object_mut()) {
                 for a in actions.values_mut() {
-                    let payload = a["structured_content_bytes"].as_u64().unwrap_or(0);
+                    let payload = a["model_bytes"].as_u64().unwrap_or(0);
                     a["saving_vs_catalog_entry"] = session::ratio_saved(payload, entry);
                 }
             }
@@ -335,6 +380,7 @@ fn measure_all(binary: &Path) -> Result<Value, String> {
         "about": about(),
         "surface": surface,
         "compact": {"initialize": initialize, "tools_list": tools_list},
+        "tasks": tasks::summary(&flows),
         "flows": flows,
         "describe": describe,
         "catalog": catalog,
@@ -361,6 +407,8 @@ fn about() -> Value {
             "envelope_bytes": "the Editor's raw list-catalog reply body; data_bytes is its data member",
             "entry_bytes": "one tool's entry in the raw catalog (every schema of the tool and its actions)",
             "session_result_bytes": "initialize + tools/list + the flow's three results: what an agent that does only this task pays",
+            "model_bytes": "a tool result as the client shows it to the model, each payload once: structuredContent's compact JSON when present (Claude Code, Codex, Copilot CLI), else the text blocks (Claude Desktop, Cursor, VS Code, SDK-built agents); the two are the same JSON for this server",
+            "o200k_tokens": "the result object (or, as model_o200k_tokens, the model_bytes text) counted with the o200k_base tokenizer (tiktoken-rs, bundled encoding, offline)",
             "exactness": "sub-parts are measured by compact re-serialization, which the tool checks gives back the exact length of the whole line first",
         },
         "token_estimate": "tokens_estimate = ceil(bytes/4) of result_bytes (envelope_bytes for the catalog). An estimate, not a tokenizer count: real tokenizers give 4.1-4.5 bytes per token on tool JSON (peers.md §2). The bytes are the measurement.",

@@ -7,6 +7,10 @@
 //! - `content_text_bytes`: the text blocks of a tool result, what a text-only client shows;
 //! - `structured_content_bytes`: `structuredContent`, what a structured client may show instead.
 //!
+//! - `model_bytes` / `model_o200k_tokens`: the result as a client shows it to the model, counted
+//!   once (see [`model_text`]);
+//! - `o200k_tokens`: the `result` object in o200k_base tokens (`tiktoken-rs`, offline).
+//!
 //! Sub-parts are measured by re-serializing the parsed value compactly. That is exact only if
 //! re-serializing the whole line gives back its length, which every measurement checks first;
 //! a mismatch fails the run rather than reporting a guess.
@@ -18,6 +22,44 @@ use serde_json::{Map, Value, json};
 /// 4.1-4.5 bytes per token on tool JSON (peers.md §2), so this slightly overstates.
 pub fn tokens_estimate(bytes: u64) -> u64 {
     bytes.div_ceil(4)
+}
+
+/// o200k_base tokens of `text` (special-token text counted as ordinary text).
+pub fn o200k(text: &str) -> u64 {
+    static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("the bundled o200k_base encoding loads"))
+        .encode_ordinary(text)
+        .len() as u64
+}
+
+/// A tool result as the client hands it to the model, each payload once: the compact JSON of
+/// `structuredContent` when the result has one (Claude Code, Codex and Copilot CLI forward that
+/// and drop the text), else the text blocks joined by newlines (Claude Desktop, Cursor, VS Code
+/// and SDK-built agents that read `content`); resource links add their URI. The two are the
+/// same JSON for this server, so either choice counts the same bytes.
+pub fn model_text(result: &Value) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match result.get("structuredContent") {
+        Some(sc) if !sc.is_null() => parts.push(serde_json::to_string(sc).expect("JSON")),
+        _ => parts.extend(
+            result["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.get("text").and_then(Value::as_str))
+                .map(str::to_string),
+        ),
+    }
+    parts.extend(
+        result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["type"] == "resource_link")
+            .filter_map(|c| c["uri"].as_str())
+            .map(str::to_string),
+    );
+    parts.join("\n")
 }
 
 pub fn compact_len(v: &Value) -> u64 {
@@ -65,7 +107,16 @@ pub fn response(line: &str) -> Result<Measured, String> {
         "tokens_estimate".into(),
         json!(tokens_estimate(result_bytes)),
     );
+    figures.insert(
+        "o200k_tokens".into(),
+        json!(o200k(&serde_json::to_string(result).expect("JSON"))),
+    );
     figures.insert("digest".into(), json!(sha256_prefixed(line.as_bytes())));
+    if result.get("content").is_some() || result.get("structuredContent").is_some() {
+        let shown = model_text(result);
+        figures.insert("model_bytes".into(), json!(shown.len()));
+        figures.insert("model_o200k_tokens".into(), json!(o200k(&shown)));
+    }
     if let Some(content) = result.get("content").and_then(Value::as_array) {
         let text: u64 = content
             .iter()
@@ -112,6 +163,25 @@ mod tests {
             r#"{"success":true}"#.len() as u64
         );
         assert_eq!(m.figure("structured_content_bytes"), 16);
+    }
+
+    #[test]
+    fn the_model_sees_each_result_once() {
+        let r = json!({"content":[{"type":"text","text":"{\"success\":true}"}],"structuredContent":{"success":true}});
+        assert_eq!(model_text(&r), r#"{"success":true}"#);
+        let text_only = json!({"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]});
+        assert_eq!(model_text(&text_only), "a\nb");
+        let linked = json!({"content":[{"type":"text","text":"x"},{"type":"resource_link","uri":"hera-result://r","name":"n"}],"structuredContent":{"a":1}});
+        assert_eq!(model_text(&linked), "{\"a\":1}\nhera-result://r");
+    }
+
+    #[test]
+    fn o200k_counts_real_tokens() {
+        assert_eq!(o200k(""), 0);
+        assert_eq!(o200k("hello"), 1);
+        // JSON punctuation and keys cost tokens of their own: more than 1 per 8 bytes here.
+        let t = o200k(r#"{"name":"manage_gameobject","action":"create"}"#);
+        assert!((6..=20).contains(&t), "{t}");
     }
 
     #[test]

@@ -11,6 +11,12 @@
 //! | operation ids `op_` + 32 hex | random per call | `op_` + a 32-hex counter in order of first appearance | none (same length) |
 //! | numbers inside a `timings` object | wall-clock milliseconds | `0` | each counts as one digit |
 //! | the temp HOME path | differs per machine | `$HOME` | paths count as `$HOME/...` (none are expected) |
+//! | other 32-hex words (asset GUIDs) | random per asset | a 32-hex counter in order of first appearance | none (same length) |
+//! | approval tokens (`"token":"…"`) | random per preflight | as many `x` | none (same length) |
+//! | 13-digit numbers (millisecond clocks, e.g. in a screenshot's file name) | wall clock | `1000000000000` | none (same length) |
+//!
+//! Same-length replacements keep byte counts exact; token counts are of the replaced text, so
+//! a random value counts as its stable stand-in does.
 //!
 //! So every byte count is exact except that timings count one digit each; the committed report
 //! states this in `about.normalization`.
@@ -30,6 +36,10 @@ pub struct Normalizer {
     operation_re: Regex,
     timings_re: Regex,
     number_re: Regex,
+    hex_ids: HashMap<String, String>,
+    hex_re: Regex,
+    token_re: Regex,
+    clock_re: Regex,
 }
 
 impl Normalizer {
@@ -60,6 +70,10 @@ impl Normalizer {
             timings_re: Regex::new(r#"(\\*"timings\\*":\{)([^{}]*)\}"#).expect("valid regex"),
             number_re: Regex::new(r#"(\\*"[^"\\]*\\*":)-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"#)
                 .expect("valid regex"),
+            hex_ids: HashMap::new(),
+            hex_re: Regex::new(r"\b[0-9a-f]{32}\b").expect("valid regex"),
+            token_re: Regex::new(r#"(\\*"token\\*":\\*")([^"\\]+)"#).expect("valid regex"),
+            clock_re: Regex::new(r"\b[12][0-9]{12}\b").expect("valid regex"),
         }
     }
 
@@ -80,6 +94,30 @@ impl Normalizer {
                     .or_insert_with(|| format!("op_{next:032x}"))
                     .clone()
             })
+            .into_owned();
+        let hex_ids = &mut self.hex_ids;
+        let out = self
+            .hex_re
+            .replace_all(&out, |c: &Captures| {
+                if c[0].bytes().all(|b| b == b'0') {
+                    return c[0].to_string();
+                }
+                let next = hex_ids.len() + 1;
+                hex_ids
+                    .entry(c[0].to_string())
+                    .or_insert_with(|| format!("{next:032x}"))
+                    .clone()
+            })
+            .into_owned();
+        let out = self
+            .token_re
+            .replace_all(&out, |c: &Captures| {
+                format!("{}{}", &c[1], "x".repeat(c[2].len()))
+            })
+            .into_owned();
+        let out = self
+            .clock_re
+            .replace_all(&out, "1000000000000")
             .into_owned();
         let number_re = &self.number_re;
         self.timings_re
@@ -130,6 +168,22 @@ mod tests {
         assert_eq!(out.len(), text.len());
         // Remembered across texts.
         assert_eq!(n.apply(b), two);
+    }
+
+    #[test]
+    fn guids_tokens_and_clocks_become_stable_at_the_same_length() {
+        let mut n = Normalizer::new("", "", "");
+        let g = "9c065e5ecac8b6064f2f2220fa610ed3";
+        let text = format!(
+            r#"{{"guid":"{g}","again":"{g}","token":"hv1.abc-DEF_9","path":"shot-1790000000123.png"}}"#
+        );
+        let out = n.apply(&text);
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out.matches(&format!("{:032x}", 1)).count(), 2);
+        assert!(out.contains(r#""token":"xxxxxxxxxxxxx""#), "{out}");
+        assert!(out.contains("shot-1000000000000.png"), "{out}");
+        let escaped = r#"{"text":"{\"token\":\"abc\"}"}"#;
+        assert_eq!(n.apply(escaped), r#"{"text":"{\"token\":\"xxx\"}"}"#);
     }
 
     #[test]

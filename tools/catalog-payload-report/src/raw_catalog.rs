@@ -82,6 +82,7 @@ pub fn measure(port: u16, n: &mut Normalizer) -> Result<Value, String> {
         "envelope_bytes": envelope_bytes,
         "data_bytes": compact_len(data),
         "tokens_estimate": tokens_estimate(envelope_bytes),
+        "o200k_tokens": crate::measure::o200k(&text),
         "tools": tools.len(),
         "actions": actions_total,
         "largest_tools": largest,

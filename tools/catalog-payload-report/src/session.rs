@@ -97,13 +97,46 @@ pub fn tools_list(client: &mut McpClient, n: &mut Normalizer) -> Result<Value, S
         "result_bytes": result_bytes,
         "tools_array_bytes": array_bytes,
         "tokens_estimate": tokens_estimate(result_bytes),
+        "o200k_tokens": measure::sum(&figures, "o200k_tokens"),
         "per_tool_bytes": per_tool,
         "digest": sha256_prefixed(normalized_lines.join("\n").as_bytes()),
     }))
 }
 
 /// One `tools/call` of a compact tool; a tool error fails the run (it would measure an error
-/// message instead of the task).
+/// message instead of the task), except the code `expect_error` when given, which must come.
+fn call_expecting(
+    client: &mut McpClient,
+    n: &mut Normalizer,
+    tool: &str,
+    arguments: &Value,
+    context: &str,
+    expect_error: Option<&str>,
+) -> Result<(Measured, Value), SessionError> {
+    let reply = client.request("tools/call", json!({"name": tool, "arguments": arguments}))?;
+    // The raw result, before normalization, for values the next call must send back as they
+    // were (an approval token).
+    let raw: Value = serde_json::from_str::<Value>(&reply.line)
+        .map(|v| v["result"].clone())
+        .unwrap_or(Value::Null);
+    let m = measured(n, &reply)?;
+    let result = m.result();
+    let payload = payload_of(result);
+    let ok =
+        result["isError"].as_bool() != Some(true) && payload["success"].as_bool() != Some(false);
+    let code = payload["code"].as_str();
+    match expect_error {
+        None if ok => Ok((m, raw)),
+        Some(want) if !ok && code == Some(want) => Ok((m, raw)),
+        _ => Err(SessionError::Failed(format!(
+            "{context}: {tool} {arguments} answered {} ({}){}",
+            code.unwrap_or(if ok { "success" } else { "an error" }),
+            payload["message"].as_str().unwrap_or("(no message)"),
+            expect_error.map_or(String::new(), |w| format!("; expected {w}")),
+        ))),
+    }
+}
+
 fn call(
     client: &mut McpClient,
     n: &mut Normalizer,
@@ -111,25 +144,25 @@ fn call(
     arguments: &Value,
     context: &str,
 ) -> Result<Measured, SessionError> {
-    let reply = client.request("tools/call", json!({"name": tool, "arguments": arguments}))?;
-    let m = measured(n, &reply)?;
-    let result = m.result();
-    let ok = result["isError"].as_bool() != Some(true)
-        && result["structuredContent"]["success"].as_bool() != Some(false);
-    if !ok {
-        return Err(SessionError::Failed(format!(
-            "{context}: {tool} {arguments} failed: {}",
-            result["structuredContent"]["message"]
-                .as_str()
-                .unwrap_or("(no message)")
-        )));
+    call_expecting(client, n, tool, arguments, context, None).map(|(m, _)| m)
+}
+
+/// The envelope of a tool result: `structuredContent`, or the JSON of its first text block
+/// (a server may send lookups as text only).
+fn payload_of(result: &Value) -> Value {
+    match result.get("structuredContent") {
+        Some(sc) if !sc.is_null() => sc.clone(),
+        _ => result["content"][0]["text"]
+            .as_str()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null),
     }
-    Ok(m)
 }
 
 /// 1-based position of the flow's target among the search hits, if present.
 fn target_rank(flow: &Flow, search: &Value) -> Option<usize> {
-    let hits = search["structuredContent"]["data"]["results"].as_array()?;
+    let payload = payload_of(search);
+    let hits = payload["data"]["results"].as_array()?;
     hits.iter()
         .position(|h| {
             h["name"].as_str() == Some(flow.target_tool)
@@ -138,8 +171,10 @@ fn target_rank(flow: &Flow, search: &Value) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// search → describe → call for each flow. `setup_bytes` is what every session pays first
-/// (`initialize` and `tools/list` results), added to each flow's `session_result_bytes`.
+/// search → describe → call for each flow (or search alone for a capability not offered;
+/// call twice, the second time with the approval token, for an approval). `setup_bytes` is
+/// what every session pays first (`initialize` and `tools/list` results), added to each flow's
+/// `session_result_bytes`.
 pub fn flows(
     client: &mut McpClient,
     n: &mut Normalizer,
@@ -149,48 +184,118 @@ pub fn flows(
     let mut out = Map::new();
     for flow in flows {
         let context = format!("flow {}", flow.id);
-        let steps = [
-            ("search", "tool_search", &flow.search),
-            ("describe", "tool_describe", &flow.describe),
-            ("call", "tool_call", &flow.call),
-        ];
         let mut step_values = Vec::new();
         let mut figures = Vec::new();
         let mut arguments_bytes = 0;
-        for (step, tool, arguments) in steps {
-            let m = call(client, n, tool, arguments, &context)?;
-            let args_len = compact_len(arguments);
-            arguments_bytes += args_len;
+        let mut arguments_tokens = 0;
+        let mut record = |step: &str, tool: &str, arguments: &Value, m: Measured, extra: Value| {
+            let args_text = serde_json::to_string(arguments).expect("JSON");
+            arguments_bytes += args_text.len() as u64;
+            arguments_tokens += measure::o200k(&args_text);
             let mut v = json!({
                 "step": step,
                 "tool": tool,
                 "arguments": arguments,
-                "arguments_bytes": args_len,
+                "arguments_bytes": args_text.len(),
             });
-            if step == "search" {
-                v["target"] = json!(match flow.target_action {
-                    Some(a) => format!("{}/{a}", flow.target_tool),
-                    None => flow.target_tool.to_string(),
-                });
-                v["target_rank"] = json!(target_rank(flow, m.result()));
+            if let Some(obj) = extra.as_object() {
+                for (k, x) in obj {
+                    v[k] = x.clone();
+                }
             }
             figures.push(m.figures.clone());
             v["response"] = m.into_json();
             step_values.push(v);
+        };
+
+        let m = call(client, n, "tool_search", &flow.search, &context)?;
+        let extra = match flow.not_offered {
+            Some(capability) => {
+                let said = payload_of(m.result())["data"]["not_offered"].clone();
+                if said != json!(capability) {
+                    return Err(SessionError::Failed(format!(
+                        "{context}: the search did not answer not_offered {capability:?} (got {said})"
+                    )));
+                }
+                json!({"not_offered": capability})
+            }
+            None => json!({
+                "target": match flow.target_action {
+                    Some(a) => format!("{}/{a}", flow.target_tool),
+                    None => flow.target_tool.to_string(),
+                },
+                "target_rank": target_rank(flow, m.result()),
+            }),
+        };
+        record("search", "tool_search", &flow.search, m, extra);
+        if let Some(d) = &flow.describe {
+            let m = call(client, n, "tool_describe", d, &context)?;
+            record("describe", "tool_describe", d, m, json!({}));
+        }
+        if let Some(c) = &flow.call {
+            if flow.approval {
+                let (m, raw) = call_expecting(
+                    client,
+                    n,
+                    "tool_call",
+                    c,
+                    &context,
+                    Some("APPROVAL_REQUIRED"),
+                )?;
+                let token = payload_of(&raw)["data"]["token"]
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        SessionError::Failed(format!(
+                            "{context}: APPROVAL_REQUIRED without data.token"
+                        ))
+                    })?;
+                record(
+                    "call",
+                    "tool_call",
+                    c,
+                    m,
+                    json!({"expected": "APPROVAL_REQUIRED"}),
+                );
+                let mut approved = c.clone();
+                approved["approval_token"] = json!(token);
+                let m = call(client, n, "tool_call", &approved, &context)?;
+                // The token is volatile; the arguments are recorded without it.
+                record(
+                    "call_approved",
+                    "tool_call",
+                    c,
+                    m,
+                    json!({"approval_token": "<the token from APPROVAL_REQUIRED>"}),
+                );
+                arguments_bytes += (token.len() + r#","approval_token":"""#.len()) as u64;
+            } else {
+                let m = call(client, n, "tool_call", c, &context)?;
+                record("call", "tool_call", c, m, json!({}));
+            }
         }
         let refs: Vec<&Map<String, Value>> = figures.iter().collect();
         let result_bytes = measure::sum(&refs, "result_bytes");
+        let kind = if flow.not_offered.is_some() {
+            "search_only"
+        } else {
+            "search_describe_call"
+        };
         out.insert(
             flow.id.to_string(),
             json!({
                 "task": flow.task,
+                "kind": kind,
                 "steps": step_values,
                 "total": {
                     "arguments_bytes": arguments_bytes,
+                    "arguments_o200k_tokens": arguments_tokens,
                     "frame_bytes": measure::sum(&refs, "frame_bytes"),
                     "result_bytes": result_bytes,
                     "content_text_bytes": measure::sum(&refs, "content_text_bytes"),
                     "structured_content_bytes": measure::sum(&refs, "structured_content_bytes"),
+                    "model_bytes": measure::sum(&refs, "model_bytes"),
+                    "model_o200k_tokens": measure::sum(&refs, "model_o200k_tokens"),
                     "tokens_estimate": tokens_estimate(result_bytes),
                 },
                 "session_result_bytes": setup_bytes + result_bytes,
