@@ -80,6 +80,17 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
             done.operation_id
         );
     }
+    if let Some(first) = done.events.iter().find_map(|e| match e {
+        CallEvent::Replayed { first_ran_at_ms } => Some(*first_ran_at_ms),
+        _ => None,
+    }) {
+        let ago = (crate::discovery::now_ms() - first).max(0) / 1000;
+        eprintln!(
+            "note: nothing ran now; operation {} already ran {ago} s ago and this is the Editor's \
+             stored result of that run",
+            done.operation_id
+        );
+    }
     let env = &done.envelope;
     if env.success {
         print_success(env);

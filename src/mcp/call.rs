@@ -291,6 +291,19 @@ impl AgentCalls {
         if done.policy.uses_ledger() {
             env = env.with_operation_id(op);
         }
+        if let Some(first) = done.events.iter().find_map(|e| match e {
+            CallEvent::Replayed { first_ran_at_ms } => Some(*first_ran_at_ms),
+            _ => None,
+        }) {
+            let at = task_ext::iso8601(first);
+            env.replay =
+                Some(json!({"replayed": true, "first_ran_at": at, "first_ran_at_ms": first}));
+            env.agent_hint = Some(format!(
+                "Nothing ran now: operation {} already ran at {at}, and this is the Editor's \
+                 stored result of that run.",
+                done.operation_id
+            ));
+        }
         if done.events.contains(&CallEvent::ApprovalRenewed) && env.agent_hint.is_none() {
             env.agent_hint = Some(
                 "The Editor reloaded after the approval; the unchanged operation was approved \

@@ -31,6 +31,10 @@ pub struct Envelope {
     /// The operation id the Connector recorded (mutations), so an agent can retry or look it up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<String>,
+    /// Set when the answer is the Editor's ledger replaying an operation that already ran under
+    /// this id (`{replayed: true, first_ran_at, first_ran_at_ms}`): nothing ran now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Value>,
     /// The Connector's non-fatal diagnostics (e.g. deprecated argument names), kept verbatim.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Value>,

@@ -110,6 +110,16 @@ pub fn envelope_output_schema() -> Value {
             "agent_hint": {"type": "string"},
             "data": {},
             "operation_id": {"type": "string"},
+            "replay": {
+                "type": "object",
+                "description": "Set when the answer is the Editor's ledger replaying an operation that already ran under this id; nothing ran now.",
+                "properties": {
+                    "replayed": {"const": true},
+                    "first_ran_at": {"type": "string"},
+                    "first_ran_at_ms": {"type": "integer"}
+                },
+                "required": ["replayed"]
+            },
             "diagnostics": {"type": "array"},
             "timings": {"type": "object", "additionalProperties": {"type": "number"}},
             "result": result_schema()

@@ -195,6 +195,8 @@ struct Kept {
     suggestions: Vec<Value>,
     agent_hint: Option<String>,
     operation_id: Option<String>,
+    /// The replay mark (the answer is a ledger replay): small, always kept.
+    replay: Option<Value>,
     timings: Map<String, Value>,
     diagnostics: Option<Value>,
 }
@@ -224,6 +226,7 @@ impl Kept {
             operation_id: operation_id
                 .map(str::to_string)
                 .or_else(|| s("operation_id")),
+            replay: envelope.get("replay").filter(|r| r.is_object()).cloned(),
             timings: envelope
                 .get("timings")
                 .and_then(Value::as_object)
@@ -321,6 +324,9 @@ fn base_object(
     }
     if let Some(op) = &kept.operation_id {
         out.insert("operation_id".into(), op.clone().into());
+    }
+    if let Some(r) = &kept.replay {
+        out.insert("replay".into(), r.clone());
     }
     if !kept.timings.is_empty() {
         out.insert("timings".into(), Value::Object(kept.timings.clone()));

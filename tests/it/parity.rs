@@ -331,3 +331,41 @@ fn a_reset_mutation_is_resent_once_by_both() {
     }
     assert_eq!(creates(&sim), 2, "exactly once each");
 }
+
+/// A retry under an operation id that already ran (a reused approval token carries its id, or
+/// the caller repeats `operation_id`) is answered from the Editor's ledger. Both front-ends say
+/// that nothing ran now and when it first ran; the simulator counts one side effect.
+#[test]
+fn a_replay_is_marked_as_one_by_both() {
+    let home = Home::new();
+    let sim = home.editor("Replay");
+    let op = "op_parity_replay_cli_1";
+    let create = [
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"Once"}"#,
+        "--operation-id",
+        op,
+    ];
+    home.run(&create).expect(0);
+    let again = home.run(&create);
+    again.expect(0);
+    assert!(again.stderr.contains("nothing ran now"), "{}", again.stderr);
+    assert_eq!(creates(&sim), 1);
+
+    let mut p = agent(&home, &[]);
+    let op = "op_parity_replay_mcp_1";
+    let call = json!({"name":"manage_gameobject","arguments":{"action":"create","name":"Twice"},
+                      "operation_id": op});
+    let first = p.call_structured("tool_call", call.clone());
+    assert_eq!(first["success"], true, "{first}");
+    assert!(first.get("replay").is_none(), "{first}");
+    let second = p.call_structured("tool_call", call);
+    assert_eq!(second["success"], true, "{second}");
+    assert_eq!(second["replay"]["replayed"], true, "{second}");
+    assert!(second["replay"]["first_ran_at"].is_string(), "{second}");
+    assert_eq!(second["operation_id"], op);
+    assert_eq!(creates(&sim), 2, "one side effect per front-end");
+}
