@@ -693,7 +693,10 @@ fn output_schemas_are_the_connectors() {
         json!({"type": "number"})
     );
     assert_eq!(data("scene", "list")["type"], "array");
-    assert!(data("scene", "info")["properties"].get("is_dirty").is_some());
+    assert_eq!(
+        data("scene", "info")["properties"]["active"]["properties"]["is_dirty"],
+        json!({"type": "boolean"})
+    );
 }
 
 #[test]
