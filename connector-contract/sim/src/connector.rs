@@ -472,8 +472,10 @@ impl Connector {
     pub fn listen(self: &Arc<Self>, avoid: Option<u16>, prefer: Option<u16>) -> io::Result<u16> {
         let std_listener = self.bind(avoid, prefer)?;
         let port = std_listener.local_addr()?.port();
+        // Only a reloaded domain starts before its heartbeat: the first start writes at once.
+        let reloaded = self.reload_generation.load(Ordering::SeqCst) > 0;
         let late = self.quirks().heartbeat_after_listen;
-        if late.is_zero() {
+        if late.is_zero() || !reloaded {
             self.heartbeat.set_live(port, &self.epoch())?;
         } else {
             // The new domain accepts at once; its first heartbeat waits for the first update.
