@@ -238,9 +238,7 @@ impl Connector {
             .lock()
             .expect("unbuildable")
             .first()
-            .map(|(name, why)| {
-                format!("Failed to build the tool contract of '{name}': {why}")
-            });
+            .map(|(name, why)| format!("Failed to build the tool contract of '{name}': {why}"));
         let mut d = self.domain.lock().expect("domain lock");
         match d.catalog_failure.get_or_insert(broken) {
             Some(why) => Err(why.clone()),

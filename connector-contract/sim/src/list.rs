@@ -22,7 +22,11 @@ pub fn needs_catalog(c: &Connector, params: &Map<String, Value>) -> Result<(), S
     if is_true(params, "catalog") {
         let right_schema =
             params.get("schema_version").and_then(Value::as_str) == Some(CATALOG_SCHEMA);
-        return if right_schema { c.catalog_build() } else { Ok(()) };
+        return if right_schema {
+            c.catalog_build()
+        } else {
+            Ok(())
+        };
     }
     if is_true(params, "names") || is_true(params, "compact") {
         return Ok(());

@@ -126,7 +126,11 @@ fn tools_actions_and_titles_match_the_inventory() {
             assert!(a.aliases.is_empty());
             // The real Connector declares no action description; the prose that helps an
             // agent lives in the tool and parameter descriptions instead.
-            assert_eq!(a.description, "", "{}/{} publishes no description", t.name, a.name);
+            assert_eq!(
+                a.description, "",
+                "{}/{} publishes no description",
+                t.name, a.name
+            );
             assert!(a.safety.rules.is_empty(), "rules live at tool level only");
         }
         action_total += t.actions.len();
@@ -688,8 +692,8 @@ fn output_schemas_are_the_connectors() {
         t.action(a).unwrap().output_schema["properties"]["data"].clone()
     };
     assert_eq!(
-        data("manage_gameobject", "get_transform")["properties"]["transform"]["properties"]
-            ["position"]["properties"]["x"],
+        data("manage_gameobject", "get_transform")["properties"]["transform"]["properties"]["position"]
+            ["properties"]["x"],
         json!({"type": "number"})
     );
     assert_eq!(data("scene", "list")["type"], "array");
@@ -704,7 +708,11 @@ fn descriptions_are_as_long_as_the_real_catalogs() {
     // The real catalog: 9,940 characters of tool descriptions and 35,588 of parameter
     // descriptions, none for actions. Ours stays within a tenth of both.
     let tools = set();
-    let tool_chars: usize = tools.tools().iter().map(|t| t.description.chars().count()).sum();
+    let tool_chars: usize = tools
+        .tools()
+        .iter()
+        .map(|t| t.description.chars().count())
+        .sum();
     let mut param_chars = 0;
     let mut count = |schema: &Value| {
         for p in schema["properties"].as_object().unwrap().values() {

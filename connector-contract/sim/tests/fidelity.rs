@@ -56,7 +56,12 @@ fn a_tool_whose_contract_cannot_be_built_fails_the_catalog_until_the_next_reload
         .to_string();
     // A reload that brings the new tool (a custom tool needs a compile, hence a reload).
     f.sim.add_unbuildable_custom_tool(
-        custom("bad_tool", "legacy", &["custom", "full"], SafetyDecl::default()),
+        custom(
+            "bad_tool",
+            "legacy",
+            &["custom", "full"],
+            SafetyDecl::default(),
+        ),
         "parameter 'payload' is a JObject without SchemaJson",
     );
     f.sim.reload(Reload {
@@ -71,8 +76,13 @@ fn a_tool_whose_contract_cannot_be_built_fails_the_catalog_until_the_next_reload
     assert!(v["timings"].is_null());
     assert!(v["message"].as_str().unwrap().contains("bad_tool"), "{v}");
     // Every request that carries catalog_hash fails the same way, before anything runs.
-    let meta = json!({"protocol_version":"hera.execution/1","operation_id":op(),"catalog_hash":hash});
-    let r = post(p, "/command", &body_with("scene", &json!({"action":"save"}), meta));
+    let meta =
+        json!({"protocol_version":"hera.execution/1","operation_id":op(),"catalog_hash":hash});
+    let r = post(
+        p,
+        "/command",
+        &body_with("scene", &json!({"action":"save"}), meta),
+    );
     assert_eq!(code(&r.json()), "INTERNAL_ERROR");
     assert_eq!(f.sim.side_effects(), 0);
     // Without catalog_hash other tools still run; discovery still lists every tool.
@@ -230,7 +240,9 @@ fn an_editor_outside_utc_moves_offset_dates_before_hashing() {
 #[test]
 fn a_quit_that_does_not_write_stopped_leaves_a_ready_heartbeat() {
     let f = start_with(|c| c.quirks.quit_writes_stopped = false);
-    f.sim.set_pid(hera_connector_sim::dead_pid().unwrap()).unwrap();
+    f.sim
+        .set_pid(hera_connector_sim::dead_pid().unwrap())
+        .unwrap();
     let before = heartbeat(&f.sim);
     assert_eq!(before["state"], "ready");
     f.sim.shutdown();
@@ -253,8 +265,7 @@ fn a_synchronous_edit_mode_run_holds_the_command_lock_until_it_finishes() {
     let p = f.port();
     let run_id = op();
     let run_op = run_id.clone();
-    let run =
-        std::thread::spawn(move || call(p, "run_tests", json!({"mode":"EditMode"}), &run_op));
+    let run = std::thread::spawn(move || call(p, "run_tests", json!({"mode":"EditMode"}), &run_op));
     assert!(
         wait_for(Duration::from_secs(30), || {
             (f.sim.side_effects_of("run_tests", None) == 1).then_some(())
@@ -272,7 +283,10 @@ fn a_synchronous_edit_mode_run_holds_the_command_lock_until_it_finishes() {
     let v = run.join().unwrap();
     assert_eq!(v["success"], true, "{v}");
     assert_eq!(v["data"]["passed"], v["data"]["total"]);
-    assert!(v["data"].get("run_id").is_none(), "a sync run has no run id");
+    assert!(
+        v["data"].get("run_id").is_none(),
+        "a sync run has no run id"
+    );
     // With async_results the same run starts at once and reports on the file bus.
     let v = call(
         p,
@@ -365,7 +379,8 @@ fn a_non_string_command_names_a_tool_and_a_blank_arguments_hash_is_compared() {
     let v = r.json();
     assert_eq!(code(&v), "UNKNOWN_COMMAND", "{v}");
     assert_eq!(v["message"], "Unknown command: 5");
-    let meta = json!({"protocol_version":"hera.execution/1","operation_id":op(),"arguments_hash":"  "});
+    let meta =
+        json!({"protocol_version":"hera.execution/1","operation_id":op(),"arguments_hash":"  "});
     let v = post(
         p,
         "/command",
@@ -373,7 +388,8 @@ fn a_non_string_command_names_a_tool_and_a_blank_arguments_hash_is_compared() {
     )
     .json();
     assert_eq!(code(&v), "ARGUMENTS_HASH_MISMATCH");
-    let meta = json!({"protocol_version":"hera.execution/1","operation_id":op(),"arguments_hash":""});
+    let meta =
+        json!({"protocol_version":"hera.execution/1","operation_id":op(),"arguments_hash":""});
     let v = post(
         p,
         "/command",

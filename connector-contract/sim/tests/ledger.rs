@@ -159,7 +159,11 @@ fn a_result_that_cannot_be_serialized_leaves_the_record_running() {
     let v = call(p, "scene", json!({"action":"save"}), &id);
     assert_eq!(code(&v), "INTERNAL_ERROR", "{v}");
     assert!(v["timings"].is_null());
-    assert_eq!(f.sim.side_effects(), 1, "the handler ran before the commit threw");
+    assert_eq!(
+        f.sim.side_effects(),
+        1,
+        "the handler ran before the commit threw"
+    );
     assert_eq!(ledger_record(&f.sim, &id).unwrap()["state"], "running");
     // OPERATION_IN_PROGRESS is reachable this way (the lock is free, the record is not).
     let v = call(p, "scene", json!({"action":"save"}), &id);
@@ -201,7 +205,10 @@ fn a_replay_marks_the_record_responded() {
     let responded = wait_for(Duration::from_secs(10), || {
         ledger_record(&f.sim, &id).filter(|r| r["state"] == "responded")
     });
-    assert!(responded.is_some(), "a written replay marks the record responded");
+    assert!(
+        responded.is_some(),
+        "a written replay marks the record responded"
+    );
     assert_eq!(f.sim.side_effects(), 1);
 }
 

@@ -431,7 +431,11 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
 /// `list`: without a selector, counts per assembly and category; with one, the matching tests
 /// as `{full_name, assembly, categories}`.
 fn list(ed: &Editor, a: Args) -> Handled {
-    let mode_text = a.str("mode")?.map(str::trim).unwrap_or("EditMode").to_string();
+    let mode_text = a
+        .str("mode")?
+        .map(str::trim)
+        .unwrap_or("EditMode")
+        .to_string();
     let mode = TestMode::parse(&mode_text)
         .ok_or_else(|| Fail::invalid("mode", "expected EditMode or PlayMode"))?;
     let limit = a.limit("limit", 200, 1, 2000)?;
@@ -475,7 +479,9 @@ fn list(ed: &Editor, a: Args) -> Handled {
     Ok(if returned < total {
         inv.with_hint("Raise limit or narrow the selector to see every match.")
     } else if total == 0 {
-        inv.with_hint("Nothing matched; list without a selector to see the assemblies and categories.")
+        inv.with_hint(
+            "Nothing matched; list without a selector to see the assemblies and categories.",
+        )
     } else {
         inv
     })
@@ -510,10 +516,7 @@ fn cancel(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
         run_ids.push(rec.run_id);
     }
     if run_ids.is_empty() {
-        return ok(
-            "No test run was active.",
-            json!({"was_running": false}),
-        );
+        return ok("No test run was active.", json!({"was_running": false}));
     }
     ok(
         format!("Cancelled {} test run(s).", run_ids.len()),
@@ -617,7 +620,10 @@ mod tests {
         assert_eq!(v["code"], "TESTS_FAILED");
         assert_eq!(v["data"]["failed"], 1);
         // The Connector's summary: failures as "<full name>: <message>", passes as full names.
-        assert_eq!(v["data"]["failures"], json!(["A.B.Broken: Expected 1 but was 2"]));
+        assert_eq!(
+            v["data"]["failures"],
+            json!(["A.B.Broken: Expected 1 but was 2"])
+        );
         assert_eq!(v["data"]["passes"], json!(["A.B.Ok"]));
         assert_eq!(v["message"], "1 test(s) failed.");
 
@@ -651,7 +657,10 @@ mod tests {
         assert_eq!(c["run_ids"], json!([id]));
         let v = file_bus::read_json(&h.status().join(names::test_results(8090, &id))).unwrap();
         assert_eq!(v["code"], "TEST_RUN_CANCELLED");
-        assert!(v.get("data").is_none(), "cancelled results carry no data: {v}");
+        assert!(
+            v.get("data").is_none(),
+            "cancelled results carry no data: {v}"
+        );
         assert!(!h.status().join(names::test_pending(8090, &id)).exists());
     }
 
