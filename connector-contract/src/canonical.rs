@@ -11,7 +11,7 @@
 //! - `arguments_hash` is computed by the Connector after Newtonsoft has parsed the body: numbers
 //!   with `.`/`e`/`E` become doubles and are re-written in .NET round-trip form, integers beyond
 //!   64 bits stay exact, and date-looking strings become dates and are re-written in ISO form.
-//!   See connector-protocol.md §9.2 and §14.
+//!   See README: Canonical JSON, and Dates in arguments.
 //!
 //! [`Json`] keeps number literals as text, so one tree serves both modes.
 
@@ -375,7 +375,7 @@ fn newtonsoft_number(lit: &str) -> String {
 ///
 /// Shortest round-trip digits; scientific form `d.dddE+XX` (exponent at least two digits) when the
 /// decimal exponent is below -4 or at least 15; `.0` appended when the text has neither `.` nor `E`.
-/// Negative zero loses its sign, as observed on Mono (§9.2).
+/// Negative zero loses its sign, as observed on Mono.
 fn dotnet_roundtrip(f: f64) -> String {
     if f == 0.0 {
         return "0.0".to_string();
