@@ -515,8 +515,18 @@ mod tests {
             project_id: format!("sha256:{}", "1".repeat(64)),
             tools: vec![
                 entry("ok_tool", "strict", RiskClass::Write, &["core", "full"]),
-                entry("run_lua", "strict", RiskClass::ArbitraryCode, &["custom", "scene"]),
-                entry("spawn_wave", "legacy", RiskClass::Write, &["core", "custom", "full"]),
+                entry(
+                    "run_lua",
+                    "strict",
+                    RiskClass::ArbitraryCode,
+                    &["custom", "scene"],
+                ),
+                entry(
+                    "spawn_wave",
+                    "legacy",
+                    RiskClass::Write,
+                    &["core", "custom", "full"],
+                ),
             ],
         };
         assert_eq!(c.check_structure().len(), 2, "the rule is broken twice");

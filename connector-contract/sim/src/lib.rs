@@ -1,7 +1,7 @@
 //! A reference Unity Editor for tests: the AgentConnector's wire behaviour (heartbeat files,
 //! the loopback HTTP API, catalog, approval, operation ledger, file bus) over an in-memory
 //! Editor model, with a knob or fault for every way a real Editor can surprise a client
-//! (connector-protocol.md §12).
+//! (README: What a real Editor does that a client must survive).
 //!
 //! # Layout
 //! - [`Simulator`] / [`SimConfig`] (this file): start, control, observe, stop.
