@@ -427,3 +427,66 @@ fn result_files_are_never_deleted_by_the_editor() {
     // Reading is the client's business; the first run's file outlives the second run.
     assert!(ids[0].exists() && ids[1].exists());
 }
+
+/// Whether `data` fits the `data` member of the published output schema of `tool`/`action`.
+fn fits_published_schema(f: &Fixture, tool: &str, action: &str, data: &Value) -> bool {
+    let catalog = f.sim.catalog();
+    let t = catalog["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == tool)
+        .unwrap();
+    let a = t["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == action)
+        .unwrap();
+    let schema = &a["output_schema"]["properties"]["data"];
+    jsonschema::validator_for(schema).unwrap().is_valid(data)
+}
+
+#[test]
+fn payloads_disagree_with_their_own_schemas_where_the_connectors_do() {
+    let f = start();
+    let p = f.port();
+    // `applied` values are numbers, while the schema declares every value an open object.
+    let v = call(
+        p,
+        "manage_settings",
+        json!({"action":"set_time","time_scale":0.5,"dry_run":true}),
+        &op(),
+    );
+    assert_eq!(v["success"], true, "{v}");
+    assert!(v["data"]["applied"]["time_scale"].is_number(), "{v}");
+    assert!(!fits_published_schema(
+        &f,
+        "manage_settings",
+        "set_time",
+        &v["data"]
+    ));
+    // scene/info: camelCase keys (valid, since nothing is required, but not the declared ones).
+    let v = call(p, "scene", json!({"action":"info"}), &op());
+    assert!(v["data"]["active"].get("isDirty").is_some(), "{v}");
+    assert!(v["data"]["active"].get("is_dirty").is_none());
+    assert!(fits_published_schema(&f, "scene", "info", &v["data"]));
+    // get_transform agrees: nested {x,y,z}, no flat arrays.
+    let v = call(
+        p,
+        "manage_gameobject",
+        json!({"action":"get_transform","path":"Main Camera"}),
+        &op(),
+    );
+    assert!(v["data"]["transform"]["position"]["x"].is_number(), "{v}");
+    assert!(fits_published_schema(
+        &f,
+        "manage_gameobject",
+        "get_transform",
+        &v["data"]
+    ));
+    // scene/list: a bare array, as its array schema says.
+    let v = call(p, "scene", json!({"action":"list"}), &op());
+    assert!(v["data"].is_array(), "{v}");
+    assert!(fits_published_schema(&f, "scene", "list", &v["data"]));
+}
