@@ -1,4 +1,4 @@
-//! Approval tokens (§5.4): `base64url(payload) "." base64url(HMAC-SHA256(secret, base64url(payload)))`.
+//! Approval tokens (README: Preflight and approval tokens): `base64url(payload) "." base64url(HMAC-SHA256(secret, base64url(payload)))`.
 //!
 //! The Connector signs and verifies; clients only inspect the claims (unsigned) to check that a
 //! token they were handed belongs to the call they are about to make.
@@ -69,7 +69,7 @@ pub fn verify(secret: &[u8], token: &str) -> Result<ApprovalClaims, TokenError> 
     if payload.is_empty() || sig.is_empty() {
         return Err(TokenError::Envelope);
     }
-    // Bad base64 in either half reports "payload is invalid" (§14, item 21).
+    // Bad base64 in either half reports "payload is invalid".
     let sig = URL_SAFE_NO_PAD
         .decode(sig)
         .map_err(|_| TokenError::Payload)?;

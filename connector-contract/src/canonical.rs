@@ -11,7 +11,7 @@
 //! - `arguments_hash` is computed by the Connector after Newtonsoft has parsed the body: numbers
 //!   with `.`/`e`/`E` become doubles and are re-written in .NET round-trip form, integers beyond
 //!   64 bits stay exact, and date-looking strings become dates and are re-written in ISO form.
-//!   See connector-protocol.md §9.2 and §14.
+//!   See README: Canonical JSON, and Dates in arguments.
 //!
 //! [`Json`] keeps number literals as text, so one tree serves both modes.
 
@@ -280,12 +280,17 @@ pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
 
 /// Writes `v` canonically: keys sorted by [`cmp_utf16`], compact, Newtonsoft string escaping.
 pub fn write_canonical(v: &Json, mode: NumberMode) -> String {
+    write_canonical_in(v, mode, EditorZone::UTC)
+}
+
+/// [`write_canonical`] as an Editor in `zone` writes it (dates with an offset move into `zone`).
+pub fn write_canonical_in(v: &Json, mode: NumberMode, zone: EditorZone) -> String {
     let mut out = String::new();
-    write_value(v, mode, &mut out);
+    write_value(v, mode, zone, &mut out);
     out
 }
 
-fn write_value(v: &Json, mode: NumberMode, out: &mut String) {
+fn write_value(v: &Json, mode: NumberMode, zone: EditorZone, out: &mut String) {
     match v {
         Json::Null => out.push_str("null"),
         Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -294,7 +299,7 @@ fn write_value(v: &Json, mode: NumberMode, out: &mut String) {
             NumberMode::Newtonsoft => out.push_str(&newtonsoft_number(n)),
         },
         Json::String(s) => match mode {
-            NumberMode::Newtonsoft => match newtonsoft_date(s) {
+            NumberMode::Newtonsoft => match newtonsoft_date_in(s, zone) {
                 Some(d) => write_string(&d, out),
                 None => write_string(s, out),
             },
@@ -306,7 +311,7 @@ fn write_value(v: &Json, mode: NumberMode, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(item, mode, out);
+                write_value(item, mode, zone, out);
             }
             out.push(']');
         }
@@ -320,7 +325,7 @@ fn write_value(v: &Json, mode: NumberMode, out: &mut String) {
                 }
                 write_string(k, out);
                 out.push(':');
-                write_value(val, mode, out);
+                write_value(val, mode, zone, out);
             }
             out.push('}');
         }
@@ -370,7 +375,7 @@ fn newtonsoft_number(lit: &str) -> String {
 ///
 /// Shortest round-trip digits; scientific form `d.dddE+XX` (exponent at least two digits) when the
 /// decimal exponent is below -4 or at least 15; `.0` appended when the text has neither `.` nor `E`.
-/// Negative zero loses its sign, as observed on Mono (§9.2).
+/// Negative zero loses its sign, as observed on Mono.
 fn dotnet_roundtrip(f: f64) -> String {
     if f == 0.0 {
         return "0.0".to_string();
@@ -417,13 +422,47 @@ fn dotnet_roundtrip(f: f64) -> String {
     out
 }
 
-/// If Newtonsoft's default date handling would turn `s` into a date, the ISO text it writes back.
-///
-/// Recognized: ISO `yyyy-MM-ddTHH:mm:ss[.fffffff][Z|±HH:mm]` (19–40 chars, digit first, `T` at
-/// index 10) and `/Date(ms)/`. Fractions lose trailing zeros. Offsets are converted to the Editor's
-/// local zone; the simulator's Editor runs on UTC, so they become `+00:00` (an inferred behaviour,
-/// documented in connector-contract/vectors).
-fn newtonsoft_date(s: &str) -> Option<String> {
+/// The zone of the Editor that parses a request: Newtonsoft moves every date with a numeric
+/// offset into it (`ToLocalTime`), so the `arguments_hash` of such a date depends on it. A fixed
+/// offset from UTC in minutes (a real zone with daylight saving time has a different offset on
+/// different dates, which no client can know: see [`zone_dependent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EditorZone {
+    pub offset_minutes: i32,
+}
+
+impl EditorZone {
+    pub const UTC: EditorZone = EditorZone { offset_minutes: 0 };
+
+    fn suffix(self) -> String {
+        let m = self.offset_minutes;
+        let sign = if m < 0 { '-' } else { '+' };
+        let a = m.unsigned_abs();
+        format!("{sign}{:02}:{:02}", a / 60, a % 60)
+    }
+}
+
+/// How a date-looking string's zone was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DateZone {
+    /// No designator: `DateTimeKind.Unspecified`, written back as it was.
+    Unspecified,
+    /// `Z` or `z`: UTC, written back with `Z`.
+    Utc,
+    /// A numeric offset (`±HH:MM`, `±HHMM`, `±HH`, or `/Date(ms±hhmm)/`): converted to the
+    /// Editor's local time and written with the Editor's offset.
+    Offset,
+}
+
+/// A string Newtonsoft's reader turns into a date: seconds since 1970 (of the written civil
+/// time for `Unspecified`, of the instant otherwise), the fraction digits kept, the zone kind.
+struct ParsedDate {
+    secs: i64,
+    frac: String,
+    zone: DateZone,
+}
+
+fn parse_date(s: &str) -> Option<ParsedDate> {
     if let Some(inner) = s.strip_prefix("/Date(").and_then(|r| r.strip_suffix(")/")) {
         return ms_date(inner);
     }
@@ -442,10 +481,13 @@ fn newtonsoft_date(s: &str) -> Option<String> {
     if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
         return None;
     }
-    if !(1..=12).contains(&mo)
+    // Hour 24 is accepted with zero minutes and seconds (the next day's midnight); year 0 is not.
+    let hour_ok = h <= 23 || (h == 24 && mi == 0 && sec == 0);
+    if y == 0
+        || !(1..=12).contains(&mo)
         || d == 0
         || d > days_in_month(y, mo)
-        || h > 23
+        || !hour_ok
         || mi > 59
         || sec > 59
     {
@@ -459,60 +501,144 @@ fn newtonsoft_date(s: &str) -> Option<String> {
             return None;
         }
         frac = r[..n].trim_end_matches('0').to_string();
+        if h == 24 && !frac.is_empty() {
+            return None;
+        }
         rest = &r[n..];
     }
-    let base = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}");
-    let frac_txt = if frac.is_empty() {
-        String::new()
-    } else {
-        format!(".{frac}")
+    let civil = days_from_civil(y as i64, mo, d) * 86400
+        + (h as i64) * 3600
+        + (mi as i64) * 60
+        + sec as i64;
+    let (zone, offset_secs) = match rest {
+        "" => (DateZone::Unspecified, 0),
+        "Z" | "z" => (DateZone::Utc, 0),
+        off => (DateZone::Offset, offset_seconds(off)?),
     };
-    match rest {
-        "" => Some(format!("{base}{frac_txt}")),
-        "Z" => Some(format!("{base}{frac_txt}Z")),
-        off if off.len() == 6
-            && (off.starts_with('+') || off.starts_with('-'))
-            && &off[3..4] == ":" =>
-        {
-            let oh: i64 = off[1..3].parse().ok()?;
-            let om: i64 = off[4..6].parse().ok()?;
-            let sign = if off.starts_with('-') { -1 } else { 1 };
-            let secs = days_from_civil(y as i64, mo, d) * 86400
-                + (h as i64) * 3600
-                + (mi as i64) * 60
-                + sec as i64
-                - sign * (oh * 3600 + om * 60);
-            Some(format!("{}{frac_txt}+00:00", civil_text(secs)))
-        }
-        _ => None,
-    }
+    Some(ParsedDate {
+        secs: civil - offset_secs,
+        frac,
+        zone,
+    })
 }
 
-fn ms_date(inner: &str) -> Option<String> {
-    // `/Date(ms)/` is UTC; `/Date(ms+hhmm)/` is local (UTC here), written with an offset.
+/// `±HH:MM`, `±HHMM` or `±HH` as seconds east of UTC.
+fn offset_seconds(off: &str) -> Option<i64> {
+    let sign = match off.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let body = &off[1..];
+    let two = |t: &str| -> Option<i64> {
+        (t.len() == 2 && t.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| t.parse().ok())
+            .flatten()
+    };
+    let (h, m) = match body.len() {
+        2 => (two(body)?, 0),
+        4 => (two(&body[..2])?, two(&body[2..])?),
+        5 if &body[2..3] == ":" => (two(&body[..2])?, two(&body[3..])?),
+        _ => return None,
+    };
+    if m > 59 {
+        return None;
+    }
+    Some(sign * (h * 3600 + m * 60))
+}
+
+/// If Newtonsoft's default date handling would turn `s` into a date, the ISO text it writes back
+/// on an Editor in `zone`.
+///
+/// Recognized: ISO `yyyy-MM-ddTHH:mm:ss[.fffffff][Z|z|±HH:mm|±HHmm|±HH]` (19–40 chars, digit
+/// first, `T` at index 10, year ≥ 1, hour 24 only as `24:00:00`) and `/Date(ms[±hhmm])/`.
+/// Fractions lose trailing zeros; `T24:00:00` becomes the next day's `00:00:00`; `z` is written
+/// `Z`; a numeric offset is moved into the Editor's zone and written with the Editor's offset.
+pub fn newtonsoft_date_in(s: &str, zone: EditorZone) -> Option<String> {
+    let p = parse_date(s)?;
+    let frac = if p.frac.is_empty() {
+        String::new()
+    } else {
+        format!(".{}", p.frac)
+    };
+    Some(match p.zone {
+        DateZone::Unspecified => format!("{}{frac}", civil_text(p.secs)),
+        DateZone::Utc => format!("{}{frac}Z", civil_text(p.secs)),
+        DateZone::Offset => format!(
+            "{}{frac}{}",
+            civil_text(p.secs + i64::from(zone.offset_minutes) * 60),
+            zone.suffix()
+        ),
+    })
+}
+
+/// Whether the Connector's reader turns `s` into a `Date` token (and so refuses it for a
+/// `string` parameter and re-writes it everywhere else).
+pub fn is_newtonsoft_date(s: &str) -> bool {
+    parse_date(s).is_some()
+}
+
+#[cfg(test)]
+fn newtonsoft_date(s: &str) -> Option<String> {
+    newtonsoft_date_in(s, EditorZone::UTC)
+}
+
+fn ms_date(inner: &str) -> Option<ParsedDate> {
+    // `/Date(ms)/` is UTC; `/Date(ms+hhmm)/` is local, written with the Editor's offset.
     let split = inner
         .char_indices()
         .skip(1)
         .find(|(_, c)| *c == '+' || *c == '-')
         .map(|(i, _)| i);
-    let (ms_txt, has_offset) = match split {
-        Some(i) => (&inner[..i], true),
-        None => (inner, false),
+    let (ms_txt, zone) = match split {
+        Some(i) => {
+            offset_seconds(&inner[i..])?;
+            (&inner[..i], DateZone::Offset)
+        }
+        None => (inner, DateZone::Utc),
     };
     let ms: i64 = ms_txt.parse().ok()?;
-    let secs = ms.div_euclid(1000);
     let milli = ms.rem_euclid(1000);
-    let frac = if milli == 0 {
-        String::new()
-    } else {
-        format!(".{}", format!("{milli:03}").trim_end_matches('0'))
-    };
-    Some(format!(
-        "{}{}{}",
-        civil_text(secs),
-        frac,
-        if has_offset { "+00:00" } else { "Z" }
-    ))
+    Some(ParsedDate {
+        secs: ms.div_euclid(1000),
+        frac: if milli == 0 {
+            String::new()
+        } else {
+            format!("{milli:03}").trim_end_matches('0').to_string()
+        },
+        zone,
+    })
+}
+
+/// Whether `params` holds a string whose `arguments_hash` depends on the Editor's time zone (a
+/// date with a numeric offset). The Editor's zone is not published, so a client cannot compute
+/// the Connector's hash for such params: it sends them without `arguments_hash` (which is
+/// optional) and binds approvals to the hash the preflight returned (connector-contract/README.md,
+/// "Dates in arguments").
+pub fn zone_dependent(params: &Json) -> bool {
+    match params {
+        Json::String(s) => parse_date(s).is_some_and(|p| p.zone == DateZone::Offset),
+        Json::Array(items) => items.iter().any(zone_dependent),
+        Json::Object(members) => members.iter().any(|(_, v)| zone_dependent(v)),
+        _ => false,
+    }
+}
+
+/// [`zone_dependent`] for a `serde_json` value.
+pub fn zone_dependent_value(params: &serde_json::Value) -> bool {
+    match params {
+        serde_json::Value::String(s) => parse_date(s).is_some_and(|p| p.zone == DateZone::Offset),
+        serde_json::Value::Array(items) => items.iter().any(zone_dependent_value),
+        serde_json::Value::Object(m) => m.values().any(zone_dependent_value),
+        _ => false,
+    }
+}
+
+/// The `arguments_hash` a client should send for `params`: `None` when the Connector's hash
+/// depends on the Editor's zone ([`zone_dependent`]), so that no Editor outside UTC refuses the
+/// call with `ARGUMENTS_HASH_MISMATCH`.
+pub fn arguments_hash_for_request(params: &serde_json::Value) -> Option<String> {
+    (!zone_dependent_value(params)).then(|| arguments_hash_of_value(params))
 }
 
 fn days_in_month(y: u32, m: u32) -> u32 {
@@ -574,8 +700,13 @@ pub fn arguments_hash_text(params: &str) -> Result<String, ParseError> {
 
 /// `arguments_hash` of an already parsed tree (non-objects hash as `{}`, as the Connector does).
 pub fn arguments_hash_json(params: &Json) -> String {
+    arguments_hash_json_in(params, EditorZone::UTC)
+}
+
+/// [`arguments_hash_json`] as computed by an Editor in `zone`.
+pub fn arguments_hash_json_in(params: &Json, zone: EditorZone) -> String {
     let text = match params {
-        Json::Object(_) => write_canonical(params, NumberMode::Newtonsoft),
+        Json::Object(_) => write_canonical_in(params, NumberMode::Newtonsoft, zone),
         _ => "{}".to_string(),
     };
     sha256_prefixed(text.as_bytes())
@@ -682,6 +813,77 @@ mod tests {
         );
         assert_eq!(newtonsoft_date("Assets/Scenes/Level2.unity"), None);
         assert_eq!(newtonsoft_date("2026-13-01T10:00:00Z"), None);
+        // The forms beyond `Z`/`±HH:MM` that Newtonsoft also reads.
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00z").as_deref(),
+            Some("2026-01-01T10:00:00Z")
+        );
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00+02").as_deref(),
+            Some("2026-01-01T08:00:00+00:00")
+        );
+        assert_eq!(
+            newtonsoft_date("2026-01-01T10:00:00-0130").as_deref(),
+            Some("2026-01-01T11:30:00+00:00")
+        );
+        assert_eq!(
+            newtonsoft_date("2026-12-31T24:00:00").as_deref(),
+            Some("2027-01-01T00:00:00")
+        );
+        assert_eq!(newtonsoft_date("2026-12-31T24:00:01"), None);
+        assert_eq!(newtonsoft_date("0000-01-01T00:00:00"), None);
+        assert_eq!(newtonsoft_date("2026-01-01T10:00:00+2"), None);
+    }
+
+    #[test]
+    fn offsets_move_into_the_editors_zone() {
+        let berlin = EditorZone { offset_minutes: 60 };
+        let ny = EditorZone {
+            offset_minutes: -300,
+        };
+        assert_eq!(
+            newtonsoft_date_in("2026-01-01T10:00:00+02:00", berlin).as_deref(),
+            Some("2026-01-01T09:00:00+01:00")
+        );
+        assert_eq!(
+            newtonsoft_date_in("2026-01-01T02:00:00Z", ny).as_deref(),
+            Some("2026-01-01T02:00:00Z"),
+            "UTC dates stay UTC"
+        );
+        assert_eq!(
+            newtonsoft_date_in("2026-01-01T02:00:00+00:00", ny).as_deref(),
+            Some("2025-12-31T21:00:00-05:00")
+        );
+        assert_eq!(
+            newtonsoft_date_in("2026-01-01T02:00:00", ny).as_deref(),
+            Some("2026-01-01T02:00:00"),
+            "unzoned dates are kept as written"
+        );
+        assert_eq!(
+            newtonsoft_date_in("/Date(0+0100)/", berlin).as_deref(),
+            Some("1970-01-01T01:00:00+01:00")
+        );
+        let p = parse(r#"{"at":"2026-01-01T10:00:00+02:00"}"#).unwrap();
+        assert_ne!(
+            arguments_hash_json_in(&p, berlin),
+            arguments_hash_json(&p),
+            "the hash of an offset date depends on the zone"
+        );
+        assert!(zone_dependent(&p));
+        let utc = parse(r#"{"at":["2026-01-01T10:00:00Z","2026-01-01T10:00:00"]}"#).unwrap();
+        assert!(!zone_dependent(&utc));
+        assert_eq!(
+            arguments_hash_json_in(&utc, berlin),
+            arguments_hash_json(&utc)
+        );
+        assert_eq!(
+            arguments_hash_for_request(&serde_json::json!({"at": "2026-01-01T10:00:00-0700"})),
+            None
+        );
+        assert!(
+            arguments_hash_for_request(&serde_json::json!({"at": "2026-01-01T10:00:00Z"}))
+                .is_some()
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The `hera.tool-catalog/1` document (§3.2–§3.7): types, safety normalization, rule resolution
+//! The `hera.tool-catalog/1` document (README: Catalog and catalog_hash, Safety): types, safety normalization, rule resolution
 //! and the structural checks a client makes before trusting a catalog.
 //!
 //! Readers are tolerant of unknown fields (a newer Connector may add some); the structural
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// Profiles a client may expose natively (§3.7). `advanced`, `custom` and `compact` are special.
+/// Profiles a client may expose natively. `advanced`, `custom` and `compact` are special.
 pub const NORMAL_PROFILES: [&str; 7] = [
     "core",
     "scene",
@@ -76,7 +76,7 @@ pub struct ActionEntry {
     pub safety: Safety,
 }
 
-/// Risk classes (§3.5).
+/// Risk classes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RiskClass {
@@ -160,7 +160,7 @@ pub struct SafetyDecl {
 }
 
 impl SafetyDecl {
-    /// Applies the §3.5 normalization invariants. `inherit` is the tool risk a rule falls back to.
+    /// Applies the normalization invariants (README: Safety). `inherit` is the tool risk a rule falls back to.
     pub fn normalize(self, inherit: Option<RiskClass>) -> Safety {
         let mut risk = self.risk.unwrap_or(RiskClass::Unspecified);
         if risk == RiskClass::Unspecified {
@@ -199,7 +199,7 @@ impl SafetyDecl {
 }
 
 impl Safety {
-    /// The conservative safety a legacy tool gets (§3.11 step 5).
+    /// The conservative safety a legacy tool gets (README: Legacy mode).
     pub fn legacy_conservative() -> Safety {
         Safety {
             risk_class: RiskClass::Unspecified,
@@ -215,7 +215,7 @@ impl Safety {
             rules: Vec::new(),
         }
     }
-    /// The ledger is used unless the call is read-only *and* idempotent (§6.4).
+    /// The ledger is used unless the call is read-only *and* idempotent.
     pub fn uses_ledger(&self) -> bool {
         !(self.read_only && self.idempotent)
     }
@@ -255,7 +255,7 @@ impl ToolEntry {
     }
 }
 
-/// Resolves the effective safety of a call (§3.5 "Resolution"): the action's safety (or the
+/// Resolves the effective safety of a call: the action's safety (or the
 /// tool's), replaced by the most specific matching tool-level rule. `params` should be the
 /// normalized arguments with JSON booleans, as the Connector matches on coerced values.
 pub fn resolve_safety(
@@ -330,8 +330,78 @@ fn sorted_unique<'a>(items: impl Iterator<Item = &'a str>) -> bool {
         .all(|w| crate::canonical::cmp_utf16(w[0], w[1]) == std::cmp::Ordering::Less)
 }
 
+/// A tool [`Catalog::quarantine`] took out of the normal profiles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quarantined {
+    pub tool: String,
+    /// Why: `"legacy"` (no strict contract) or `"arbitrary_code"` (it, a rule or an action runs
+    /// arbitrary code), or both, in that order.
+    pub reasons: Vec<&'static str>,
+    /// The normal profiles it was published in and no longer is.
+    pub removed_profiles: Vec<String>,
+}
+
+impl Quarantined {
+    /// One line for `doctor` and the initialize instructions.
+    pub fn describe(&self) -> String {
+        format!(
+            "tool {} is {} but the Editor lists it in {}; it was taken out of those profiles and every call needs approval",
+            self.tool,
+            self.reasons.join(" and "),
+            self.removed_profiles.join(", ")
+        )
+    }
+}
+
 impl Catalog {
-    /// The structural checks a client runs before trusting a catalog (§3.10), except the hash,
+    /// Quarantines every tool that is legacy or runs arbitrary code yet sits in a normal profile:
+    /// the Connector publishes such a custom tool as declared (its own check of this rule never
+    /// runs in the Editor), and one such tool must not cost the client the whole catalog. Each
+    /// one leaves the normal profiles (it stays in the others, e.g. `custom`, `advanced`) and
+    /// becomes confirmation-required, with its actions and rules. Returns what was done, by
+    /// name, for the client to report. Call it before [`Catalog::check_structure`], which then
+    /// no longer finds the rule broken. `catalog_hash` stays the published one: it identifies
+    /// what the Editor sent, and the Editor checks it against its own catalog.
+    pub fn quarantine(&mut self) -> Vec<Quarantined> {
+        let mut out = Vec::new();
+        for t in &mut self.tools {
+            let mut reasons = Vec::new();
+            if t.is_legacy() {
+                reasons.push("legacy");
+            }
+            if t.is_arbitrary_code() {
+                reasons.push("arbitrary_code");
+            }
+            if reasons.is_empty() {
+                continue;
+            }
+            let (removed, kept): (Vec<String>, Vec<String>) = std::mem::take(&mut t.profiles)
+                .into_iter()
+                .partition(|p| NORMAL_PROFILES.contains(&p.as_str()));
+            t.profiles = kept;
+            if removed.is_empty() {
+                continue;
+            }
+            let confirm = |s: &mut Safety| {
+                s.requires_confirmation = true;
+                for r in &mut s.rules {
+                    r.safety.requires_confirmation = true;
+                }
+            };
+            confirm(&mut t.safety);
+            for a in &mut t.actions {
+                confirm(&mut a.safety);
+            }
+            out.push(Quarantined {
+                tool: t.name.clone(),
+                reasons,
+                removed_profiles: removed,
+            });
+        }
+        out
+    }
+
+    /// The structural checks a client runs before trusting a catalog, except the hash,
     /// which needs the received text: compare [`crate::canonical::catalog_hash_text`] with
     /// `catalog_hash`. Returns every problem found, so one fetch reports them all.
     pub fn check_structure(&self) -> Vec<String> {
@@ -423,6 +493,69 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(name: &str, mode: &str, risk: RiskClass, profiles: &[&str]) -> ToolEntry {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "title": name, "description": "",
+            "source": {"kind": "custom", "assembly": "Assembly-CSharp-Editor", "type": format!("Game.{name}")},
+            "contract_mode": mode, "profiles": profiles, "aliases": [], "examples": [],
+            "input_schema": {"type": "object"}, "output_schema": {"type": "object"},
+            "actions": [],
+            "safety": SafetyDecl { risk: Some(risk), ..Default::default() }.normalize(None),
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn quarantine_takes_offenders_out_of_normal_profiles_instead_of_rejecting_the_catalog() {
+        let mut c = Catalog {
+            schema_version: crate::wire::CATALOG_SCHEMA.into(),
+            catalog_hash: format!("sha256:{}", "0".repeat(64)),
+            domain_epoch: "e".into(),
+            project_id: format!("sha256:{}", "1".repeat(64)),
+            tools: vec![
+                entry("ok_tool", "strict", RiskClass::Write, &["core", "full"]),
+                entry(
+                    "run_lua",
+                    "strict",
+                    RiskClass::ArbitraryCode,
+                    &["custom", "scene"],
+                ),
+                entry(
+                    "spawn_wave",
+                    "legacy",
+                    RiskClass::Write,
+                    &["core", "custom", "full"],
+                ),
+            ],
+        };
+        assert_eq!(c.check_structure().len(), 2, "the rule is broken twice");
+        let q = c.quarantine();
+        assert_eq!(
+            q,
+            vec![
+                Quarantined {
+                    tool: "run_lua".into(),
+                    reasons: vec!["arbitrary_code"],
+                    removed_profiles: vec!["scene".into()],
+                },
+                Quarantined {
+                    tool: "spawn_wave".into(),
+                    reasons: vec!["legacy"],
+                    removed_profiles: vec!["core".into(), "full".into()],
+                },
+            ]
+        );
+        assert!(q[1].describe().contains("spawn_wave"));
+        assert_eq!(c.check_structure(), Vec::<String>::new());
+        let wave = c.tool("spawn_wave").unwrap();
+        assert_eq!(wave.profiles, vec!["custom".to_string()]);
+        assert!(wave.safety.requires_confirmation);
+        assert_eq!(c.tool("ok_tool").unwrap().profiles, vec!["core", "full"]);
+        assert!(!c.tool("ok_tool").unwrap().safety.requires_confirmation);
+        assert!(c.quarantine().is_empty(), "idempotent");
+    }
+
     #[test]
     fn normalization() {
         let d = SafetyDecl {

@@ -1,4 +1,4 @@
-//! Project identity: the heartbeat file name and `project_id` (connector-protocol.md §1.2, §1.8).
+//! Project identity: the heartbeat file name and `project_id` (README: Discovery and heartbeat).
 //!
 //! Both are purely lexical. Never `canonicalize`: it resolves links (and adds `\\?\` on Windows),
 //! and the Connector does neither, so the ids would stop matching.
@@ -107,7 +107,7 @@ pub fn project_id(project_path: &str) -> String {
     project_id_for(project_path, PathFlavor::host())
 }
 
-/// The ledger directory name: the project id with `:` replaced by `_` (§6.3).
+/// The ledger directory name: the project id with `:` replaced by `_` (README: Operation ledger).
 pub fn ledger_dir_name(project_id: &str) -> String {
     project_id.replace(':', "_")
 }

@@ -11,7 +11,7 @@
 //! - [`wire`]: constants, the heartbeat, ledger and file-bus records.
 //!
 //! Nothing here does I/O or knows HTTP or MCP: it is the meaning of the bytes, not their transport.
-//! Every rule cites its section of `connector-contract/README.md` / connector-protocol.md.
+//! Every rule cites its section of `connector-contract/README.md`.
 
 pub mod approval;
 pub mod canonical;

@@ -1,4 +1,4 @@
-//! Operation ids (§6.1): the only request id of the protocol, reused across retries of one request.
+//! Operation ids (README: The /command pipeline): the only request id of the protocol, reused across retries of one request.
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! Durable task ids (§7.5): `hera_task_` + base64url(compact JSON), decodable by any process.
+//! Durable task ids (README: Task ids): `hera_task_` + base64url(compact JSON), decodable by any process.
 //!
 //! A task id carries everything needed to find the job's files again, so `task status` works
 //! from a fresh process after the one that started the job is gone.

@@ -1,6 +1,6 @@
-//! Names, numbers and record shapes of the wire (connector-protocol.md §0, §1.4, §6.3, §7).
+//! Names, numbers and record shapes of the wire (README: Discovery and heartbeat, Transport and limits, Operation ledger, File bus).
 //!
-//! Readers are tolerant (§9.5): every field except the ones the protocol guarantees is optional,
+//! Readers are tolerant (README: Responses): every field except the ones the protocol guarantees is optional,
 //! unknown fields are ignored. Writers (the simulator) emit every field, nulls included, in the
 //! Connector's key order, which is the declaration order here.
 
@@ -28,7 +28,7 @@ pub const ALL_FEATURES: [&str; 6] = [
 
 /// Ports the Connector tries, in order.
 pub const PORT_RANGE: std::ops::RangeInclusive<u16> = 8090..=8099;
-/// Request body limits (§2.3).
+/// Request body limits (README: Transport and limits).
 pub const MAX_COMMAND_BODY: usize = 1024 * 1024;
 pub const MAX_BATCH_BODY: usize = 4 * 1024 * 1024;
 pub const MAX_BATCH_ITEMS: usize = 50;
@@ -42,7 +42,7 @@ pub const INSTANCES_DIR: &str = "instances";
 pub const STATUS_DIR: &str = "status";
 pub const OPERATIONS_DIR: &str = "operations";
 
-/// The heartbeat file (§1.4). `port` is the only field every Connector writes.
+/// The heartbeat file. `port` is the only field every Connector writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Heartbeat {
@@ -77,7 +77,7 @@ impl Heartbeat {
             .iter()
             .any(|f| f == name)
     }
-    /// Whether the strict catalog path may be used (§3.1).
+    /// Whether the strict catalog path may be used (README: Catalog and catalog_hash).
     pub fn supports_strict_catalog(&self) -> bool {
         self.has_feature(FEATURE_TOOL_CATALOG)
             && self.has_feature(FEATURE_DOMAIN_EPOCH)
@@ -108,7 +108,7 @@ pub struct Compiler {
     pub error: Option<String>,
 }
 
-/// Ledger record states (§6.5).
+/// Ledger record states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LedgerState {
@@ -129,7 +129,7 @@ impl LedgerState {
     }
 }
 
-/// One operation in `status/operations/<project>/<operation_id>.json` (§6.3).
+/// One operation in `status/operations/<project>/<operation_id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LedgerRecord {
     pub schema_version: u32,
@@ -148,7 +148,7 @@ pub struct LedgerRecord {
     pub domain_epoch: String,
 }
 
-/// `status/test-pending-<port>-<run_id>.json` (§7.1).
+/// `status/test-pending-<port>-<run_id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestPending {
     pub port: u16,
@@ -167,7 +167,7 @@ pub struct TestPending {
     pub project_id: Option<String>,
 }
 
-/// `status/package-pending-<port>-<job_id>.json` (§7.2).
+/// `status/package-pending-<port>-<job_id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PackagePending {
     pub job_id: String,

@@ -187,6 +187,13 @@ fn arguments_hash() {
             canonical::arguments_hash_json(&parsed).as_str(),
             want_hash,
         );
+        // A client omits arguments_hash exactly for the params whose hash needs the Editor's zone.
+        r.check(
+            name,
+            "zone dependence",
+            canonical::zone_dependent(&parsed),
+            v["editor_zone_dependent"] == json!(true),
+        );
         if v["value_round_trip"] == json!(true) {
             // The adapter's path: params held as a serde_json::Value, then hashed.
             let value: Value = serde_json::from_str(text).expect("serde parses params_text");

@@ -5,15 +5,16 @@ Usage (from the repository root):
 
     python3 connector-contract/sim/catalog/generate.py [--reference-dir /work/shared/reference]
 
-Reads the two reference documents (tool-parameters.md §2/§4, connector-protocol.md §13), which CI
-cannot see, and writes:
+Reads the three reference documents (tool-parameters.md §2/§4, connector-protocol.md §13,
+tool-results.md §2), which CI cannot see, and writes:
 
-* connector-contract/vectors/tool-*-reference.tsv — a plain extract of the reference tables, used by
+* connector-contract/vectors/tool-*-reference.tsv — a plain extract of the reference tables
+  (parameters, groups, safety, inventory, published output schemas), used by
   `connector-contract/sim/tests/catalog_reference.rs` to check the built catalog;
 * connector-contract/sim/catalog/tools.json — the simulator's data file: every fact from the
   reference (names, types, enums, numbers, regexes, groups, declared safety, profiles) merged with
-  our own English from prose.json (tool/action/parameter descriptions, examples, output schemas,
-  positional declaration order).
+  our own English from prose.json (tool/action/parameter descriptions, examples, positional
+  declaration order) and the published output schemas of tool-results.md §2.
 
 Facts come only from the references; wording comes only from prose.json (or is composed from the
 reference's own short paraphrases). Run it again after editing prose.json.
@@ -126,6 +127,18 @@ def write_reference(md, tools, inventory):
         ["tool", "title", "csharp_class", "profiles", "actions"], rows)
 
 
+def write_outputs(tools, outputs):
+    """The published `data` schema of every tool and action (the Connector wraps it in the
+    success/message/data envelope)."""
+    rows = []
+    for t in tools:
+        for a in ["-"] + [x["name"] for x in t["actions"]]:
+            rows.append([t["name"], a, canon(outputs[(t["name"], a)])])
+    if len(rows) != len(outputs):
+        raise ValueError(f"{len(outputs)} output schemas parsed, {len(rows)} expected")
+    tsv(os.path.join(VECTORS, "tool-outputs-reference.tsv"), ["tool", "action", "data_schema"], rows)
+
+
 def declared_safety(s):
     """Invert §13's normalized notation into the declaration that normalizes back to it."""
     out = {"risk_class": s["risk"]}
@@ -141,6 +154,49 @@ def declared_safety(s):
     if "approval" in flags and s["risk"] not in APPROVAL_IMPLIED and "destructive-flag" not in flags:
         out["requires_confirmation"] = True
     return out
+
+
+# Declarations connector-protocol.md §13 does not record but tool-results.md §5.1 found in the
+# source (the rebuilt catalog reproduces the live hash only with them).
+SAFETY_CORRECTIONS = {
+    ("screenshot", "-"): {"reversible": True},
+    ("input", "keyboard"): {"requires_play_mode": True},
+    ("input", "mouse"): {"requires_play_mode": True},
+    ("input", "sequence"): {"requires_play_mode": True},
+    ("input", "replay"): {"requires_play_mode": True},
+}
+
+
+def corrected_safety(tool, action, s):
+    out = declared_safety(s)
+    out.update(SAFETY_CORRECTIONS.get((tool, action), {}))
+    return out
+
+
+def short_phrase(text):
+    """The first clause of a sentence, lower-cased, for a parenthetical."""
+    s = text.split(". ")[0].rstrip(".")
+    for sep in (": ", "; ", " (", ", "):
+        j = s.find(sep)
+        if j > 20:
+            s = s[:j]
+    return s[0].lower() + s[1:]
+
+
+def tool_description(p, actions):
+    """Our tool text plus the action list. The real Connector publishes `""` for every action,
+    so what an agent needs to pick an action lives here (names, and a phrase for an action that
+    has no parameter to carry its purpose) and on the action's first parameter."""
+    text = p["description"]
+    if not actions:
+        return text
+    items = []
+    for a in actions:
+        item = f"`{a['name']}`"
+        if not a["params"]:
+            item += f" ({short_phrase(p['actions'][a['name']]['description'])})"
+        items.append(item)
+    return text + " Actions: " + ", ".join(items) + "."
 
 
 def kind_of(type_text, schema):
@@ -187,29 +243,6 @@ def compose_param_description(p, override):
     return text
 
 
-def expand_output(spec):
-    """Compact output notation from prose.json -> a data schema in the Connector's class form."""
-    if spec is None:
-        return {"properties": {}, "type": "object"}
-
-    def one(v):
-        if isinstance(v, dict):
-            return {"properties": {k: one(x) for k, x in v.items()}, "type": "object"}
-        if isinstance(v, list):
-            return {"items": one(v[0]), "type": "array"}
-        if v.endswith("?"):
-            inner = one(v[:-1])
-            inner["type"] = [inner["type"], "null"]
-            return inner
-        if v == "any":
-            return {}
-        if v == "map":
-            return {"additionalProperties": {}, "properties": {}, "type": "object"}
-        return {"type": v}
-
-    return one(spec)
-
-
 def order_params(params, order):
     head = []
     if order:
@@ -229,7 +262,7 @@ def order_params(params, order):
     return head + req + tgt + rest
 
 
-def build_params(params, prose_scope, where):
+def build_params(params, prose_scope, where, purpose=None):
     overrides = prose_scope.get("params", {})
     unknown = set(overrides) - {p["name"] for p in params}
     if unknown:
@@ -245,6 +278,9 @@ def build_params(params, prose_scope, where):
             "aliases": p["aliases"],
             "description": compose_param_description(p, overrides.get(p["name"])),
         })
+    if purpose and out:
+        action = where.split("/")[-1]
+        out[0]["description"] += f" (`{action}`: {purpose[0].lower()}{purpose[1:]})"
     return out
 
 
@@ -259,7 +295,7 @@ def build_groups(groups):
     return out
 
 
-def write_data(tools, inventory, prose):
+def write_data(tools, inventory, prose, outputs):
     inv = {i["name"]: i for i in inventory}
     ptools = prose["tools"]
     missing = [t["name"] for t in tools if t["name"] not in ptools]
@@ -273,19 +309,19 @@ def write_data(tools, inventory, prose):
         test_runner = t["name"] == "run_tests"
         entry = {
             "name": t["name"],
-            "description": p["description"],
+            "description": tool_description(p, t["actions"]),
             "source": {
                 "assembly": "HeraAgent.TestRunner" if test_runner else "HeraAgent.Editor",
                 "type": ("HeraAgent.TestRunner." if test_runner else "HeraAgent.Tools.") + t["class"],
             },
             "profiles": declared_profiles,
-            "safety": declared_safety(i["safety"]),
+            "safety": corrected_safety(t["name"], "-", i["safety"]),
             "rules": [{"operation": r["operation"], "when": r["when"],
                        "safety": declared_safety(r["safety"])} for r in i["rules"]],
             "examples": p.get("examples", []),
             "parameters": build_params(t["params"], p, t["name"]) if t["has_parameters_class"] else None,
             "groups": build_groups(t["groups"]),
-            "output": expand_output(p.get("output")),
+            "output": outputs[(t["name"], "-")],
             "actions": [],
         }
         pactions = p.get("actions", {})
@@ -298,11 +334,12 @@ def write_data(tools, inventory, prose):
                 raise ValueError(f"prose.json lacks {t['name']}/{a['name']}")
             entry["actions"].append({
                 "name": a["name"],
-                "description": pa["description"],
-                "safety": declared_safety(i["actions"][a["name"]]),
-                "parameters": build_params(a["params"], pa, f"{t['name']}/{a['name']}"),
+                "description": "",
+                "safety": corrected_safety(t["name"], a["name"], i["actions"][a["name"]]),
+                "parameters": build_params(a["params"], pa, f"{t['name']}/{a['name']}",
+                                           purpose=pa["description"]),
                 "groups": build_groups(a["groups"]),
-                "output": expand_output(pa.get("output")),
+                "output": outputs[(t["name"], a["name"])],
             })
         out.append(entry)
     data = {"format": "hera-sim-tool-data/1", "connector_version": "0.1.3", "tools": out}
@@ -318,6 +355,8 @@ def main():
     args = ap.parse_args()
     md = open(os.path.join(args.reference_dir, "tool-parameters.md"), encoding="utf-8").read()
     pmd = open(os.path.join(args.reference_dir, "connector-protocol.md"), encoding="utf-8").read()
+    rmd = open(os.path.join(args.reference_dir, "tool-results.md"), encoding="utf-8").read()
+    outputs = reference.parse_outputs(rmd)
     tools = reference.parse_tools(md)
     inventory = reference.parse_inventory(pmd)
     if [t["name"] for t in tools] != [i["name"] for i in inventory]:
@@ -328,9 +367,10 @@ def main():
             raise SystemExit(f"{t['name']}: action lists of §4 and §13 differ")
     os.makedirs(VECTORS, exist_ok=True)
     write_reference(md, tools, inventory)
+    write_outputs(tools, outputs)
     if not args.only_reference:
         prose = json.load(open(os.path.join(HERE, "prose.json"), encoding="utf-8"))
-        write_data(tools, inventory, prose)
+        write_data(tools, inventory, prose, outputs)
 
 
 if __name__ == "__main__":

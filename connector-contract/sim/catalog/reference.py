@@ -305,3 +305,53 @@ def parse_profile_sizes(protocol_md):
     for m in re.finditer(r"^\| ([a-z]+) \((\d+)\) \|", sec, re.M):
         sizes[m.group(1)] = int(m.group(2))
     return sizes
+
+
+EMPTY_DATA = {"properties": {}, "type": "object"}
+
+
+def parse_outputs(results_md):
+    """tool-results.md §2: (tool, action or '-') -> the published `data` schema, exactly.
+
+    Each `####` block gives its schema as a JSON block after "Published `data`:" or as
+    "identical to `<action>` above" (same tool); a multi-action tool's own schema is the inline
+    "Tool-level `data` schema: `…`" line, an action-less tool's is its "tool-level call" block.
+    """
+    sec = _section(results_md, "## 2. Per tool and action", "## 3. Summary")
+    out = {}
+    tool = None
+    block = None
+    lines = sec.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^### 2\.\d+ `([a-z_]+)`", line)
+        if m:
+            tool, block = m.group(1), None
+            i += 1
+            continue
+        m = re.match(r"^#### `([a-z_]+)` · (?:`([a-z_]+)`|tool-level call)", line)
+        if m:
+            if m.group(1) != tool:
+                raise ParseError(f"block {line!r} outside its tool section")
+            block = m.group(2) or "-"
+            i += 1
+            continue
+        m = re.match(r"^Tool-level `data` schema: `(\{.*?\})`", line)
+        if m and tool:
+            out[(tool, "-")] = json.loads(m.group(1))
+            i += 1
+            continue
+        if line.startswith("Published `data`:") and tool and block:
+            rest = line[len("Published `data`:"):].strip()
+            mm = re.match(r"identical to `([a-z_]+)` above", rest)
+            if mm:
+                out[(tool, block)] = json.loads(json.dumps(out[(tool, mm.group(1))]))
+            elif lines[i + 1].strip() == "```json":
+                out[(tool, block)] = json.loads(lines[i + 2])
+                i += 3
+            else:
+                raise ParseError(f"unreadable output schema at {tool}/{block}: {line!r}")
+            block = None
+        i += 1
+    return out

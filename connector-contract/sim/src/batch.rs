@@ -4,6 +4,8 @@
 //! approval; that is why any item that would need approval fails the whole batch up front
 //! (the pre-scan). The reply uses PascalCase keys (`Results`, `Completed`, `Failed`) because
 //! the C# class has no JSON attributes, and `success` is `true` even when items failed.
+//! `Completed` is the number of items that ran (failed ones included), `Failed` the number of
+//! error envelopes among them.
 
 use crate::catalog::{self, ActionResolution};
 use crate::connector::Connector;
@@ -38,37 +40,37 @@ fn option_bool(
 }
 
 struct Item {
-    command: String,
+    /// `None` when the item has no `command` (or a `null` one).
+    command: Option<String>,
     params: Map<String, Value>,
 }
 
-/// The safety an item would run with, if it can be resolved at all (unresolvable items fail
-/// when they run, with their own error).
+/// The safety an item would run with. An item whose validation fails is skipped (it fails when
+/// it runs, with its own error); an unknown action is judged by the tool-level contract and
+/// safety, as the Connector's pre-scan does.
 fn prescan_safety(c: &Connector, item: &Item) -> Option<hera_connector_contract::catalog::Safety> {
-    if item.command == "list" {
+    let command = item.command.as_deref()?;
+    if command == "list" {
         return None;
     }
     let tools = c.tools.lock().expect("tools");
-    let tool = tools.get(&item.command)?;
+    let tool = tools.get(command)?;
     let (action, params) = match catalog::resolve_action(tool, &item.params) {
         ActionResolution::Action { name, params, .. } => (Some(name), params),
-        ActionResolution::Default => (None, item.params.clone()),
-        ActionResolution::Unknown(_) => return None,
+        ActionResolution::Default | ActionResolution::Unknown(_) => (None, item.params.clone()),
     };
     let entry = action.as_deref().and_then(|a| tool.action(a));
-    let normalized = catalog::validate(tool, entry, &params).unwrap_or(params);
+    let normalized = catalog::validate(tool, entry, &params).ok()?;
     catalog::effective_safety(tool, action.as_deref(), &normalized).ok()
 }
 
 /// Runs one item (steps 6–11 without a request context); notes a reload the Editor asks for.
-fn run_item(c: &Connector, item: &Item, reload: &mut Option<ReloadAsk>) -> Reply {
+fn run_item(c: &Connector, command: &str, item: &Item, reload: &mut Option<ReloadAsk>) -> Reply {
     let started = Instant::now();
-    let envelope = if item.command.is_empty() {
-        Envelope::error("UNKNOWN_COMMAND", "Batch item has no \"command\".")
-    } else if item.command == "list" {
+    let envelope = if command == "list" {
         crate::list::answer(c, &item.params)
     } else {
-        match pipeline::resolve(c, &item.command, &item.params) {
+        match pipeline::resolve(c, command, &item.params) {
             Err((e, true)) => return Reply::Envelope(e),
             Err((e, false)) => e,
             Ok(r) => {
@@ -115,11 +117,11 @@ pub async fn commands(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
             );
         };
         items.push(Item {
-            command: o
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+            command: match o.get("command") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(other) => Some(other.to_string()),
+            },
             params: o
                 .get("params")
                 .and_then(Value::as_object)
@@ -152,7 +154,7 @@ pub async fn commands(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
                         "APPROVAL_REQUIRED",
                         format!(
                             "Batch item '{}' requires individual approval.",
-                            item.command
+                            item.command.as_deref().unwrap_or_default()
                         ),
                     )
                     .to_text(),
@@ -168,21 +170,35 @@ pub async fn commands(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         return Answer::ok(pipeline::lock_timeout(wait).to_text());
     };
     let mut results = Vec::with_capacity(items.len());
-    let (mut completed, mut failed) = (0u32, 0u32);
+    let mut failed = 0u32;
     let mut reload = None;
     for item in &items {
-        let reply = run_item(c, item, &mut reload);
-        let bad = reply.reports_failure();
+        let Some(command) = item.command.as_deref() else {
+            // The handler lookup throws on a null name: the whole batch becomes an
+            // INTERNAL_ERROR, after the earlier items already ran.
+            drop(lock);
+            return Answer::Json {
+                status: 200,
+                body: pipeline::internal_error("Value cannot be null. (Parameter 'key')").to_text(),
+                after: AfterWrite {
+                    responded: None,
+                    reload,
+                },
+            };
+        };
+        let reply = run_item(c, command, item, &mut reload);
+        // Only an error envelope counts as failed (a tool's raw `{"success":false}` does not).
+        let bad = reply.is_error_response();
         results.push(reply.text());
         if bad {
             failed += 1;
             if fail_fast {
                 break;
             }
-        } else {
-            completed += 1;
         }
     }
+    // `Completed` counts the items that ran, failed ones included.
+    let completed = results.len();
     drop(lock);
     Answer::Json {
         status: 200,

@@ -46,6 +46,10 @@ pub struct Domain {
     pub approval: ApprovalAuthority,
     /// The first request after a domain load always runs the ledger cleanup (§2.5 step 13).
     pub cleanup_pending: bool,
+    /// The domain's catalog is built once, on first demand; when a custom tool's contract
+    /// cannot be built the failure is kept and answered until the next reload (README,
+    /// "Catalog and catalog_hash").
+    pub catalog_failure: Option<Option<String>>,
 }
 
 impl Domain {
@@ -55,6 +59,7 @@ impl Domain {
             epoch: bytes.iter().map(|b| format!("{b:02x}")).collect(),
             approval: ApprovalAuthority::new(),
             cleanup_pending: true,
+            catalog_failure: None,
         }
     }
 }
@@ -69,6 +74,39 @@ impl Default for Domain {
 struct Counters {
     requests: HashMap<String, u64>,
     side_effects: HashMap<(String, Option<String>), u64>,
+}
+
+/// How this Editor resolves the orders and environment facts the Connector's source leaves open
+/// (each is one real Editor's behaviour; the defaults are the ones tests rely on).
+#[derive(Debug, Clone, Copy)]
+pub struct Quirks {
+    /// The Editor's UTC offset: dates with a numeric offset in a request are moved into it
+    /// before `arguments_hash` is computed.
+    pub zone: hera_connector_contract::canonical::EditorZone,
+    /// A reload stops the listener before the `reloading` heartbeat is written, so that
+    /// heartbeat carries `port: 0`.
+    pub reload_listener_first: bool,
+    /// Quitting writes a `stopped` heartbeat (false: the listener stopped first, or the Editor
+    /// crashed, and the file keeps saying `ready`).
+    pub quit_writes_stopped: bool,
+    /// Oversized bodies are drained before the 413 (false: answered on the declared length
+    /// without reading, as the Connector does).
+    pub drain_oversized_bodies: bool,
+    /// After a reload the listener accepts this long before the new domain's first heartbeat
+    /// (the first Editor update); zero writes the heartbeat first.
+    pub heartbeat_after_listen: Duration,
+}
+
+impl Default for Quirks {
+    fn default() -> Self {
+        Quirks {
+            zone: hera_connector_contract::canonical::EditorZone::UTC,
+            reload_listener_first: false,
+            quit_writes_stopped: true,
+            drain_oversized_bodies: false,
+            heartbeat_after_listen: Duration::ZERO,
+        }
+    }
 }
 
 /// Fixed facts about this Editor.
@@ -99,6 +137,11 @@ pub struct Connector {
     pub editor: Mutex<Editor>,
     /// How long a reload the Editor asks for (package change, compile) keeps it down.
     pub reload_downtime: Duration,
+    pub quirks: Mutex<Quirks>,
+    /// Custom tools whose contract the Connector cannot build, with the builder's complaint.
+    pub unbuildable: Mutex<Vec<(String, String)>>,
+    /// Bumped when a domain ends (reload or quit): what a hung handler waits for.
+    domain_end: tokio::sync::watch::Sender<u64>,
     domain: Mutex<Domain>,
     legacy: AtomicBool,
     faults: Mutex<FaultBook>,
@@ -155,6 +198,9 @@ impl Connector {
             command_lock: tokio::sync::Mutex::new(()),
             editor: Mutex::new(editor),
             reload_downtime,
+            quirks: Mutex::new(Quirks::default()),
+            unbuildable: Mutex::new(Vec::new()),
+            domain_end: tokio::sync::watch::channel(0).0,
             domain: Mutex::new(Domain::new()),
             legacy: AtomicBool::new(legacy),
             faults: Mutex::new(FaultBook::default()),
@@ -166,6 +212,37 @@ impl Connector {
             catalog_revision: AtomicU64::new(0),
             shut: AtomicBool::new(false),
             runtime,
+        }
+    }
+
+    pub fn quirks(&self) -> Quirks {
+        *self.quirks.lock().expect("quirks")
+    }
+
+    /// Waits until the current domain ends (a reload or quit). A handler that never completes
+    /// keeps the command lock this long, as an awaited task does in the real router.
+    pub async fn until_domain_ends(&self) {
+        let mut rx = self.domain_end.subscribe();
+        let _ = rx.changed().await;
+    }
+
+    fn end_domain(&self) {
+        self.domain_end.send_modify(|g| *g += 1);
+    }
+
+    /// The domain's catalog build: `Err(reason)` when a custom tool's contract cannot be built.
+    /// Decided on first demand and kept for the rest of the domain.
+    pub fn catalog_build(&self) -> Result<(), String> {
+        let broken = self
+            .unbuildable
+            .lock()
+            .expect("unbuildable")
+            .first()
+            .map(|(name, why)| format!("Failed to build the tool contract of '{name}': {why}"));
+        let mut d = self.domain.lock().expect("domain lock");
+        match d.catalog_failure.get_or_insert(broken) {
+            Some(why) => Err(why.clone()),
+            None => Ok(()),
         }
     }
 
@@ -393,7 +470,22 @@ impl Connector {
     pub fn listen(self: &Arc<Self>, avoid: Option<u16>, prefer: Option<u16>) -> io::Result<u16> {
         let std_listener = self.bind(avoid, prefer)?;
         let port = std_listener.local_addr()?.port();
-        self.heartbeat.set_live(port, &self.epoch())?;
+        // Only a reloaded domain starts before its heartbeat: the first start writes at once.
+        let reloaded = self.reload_generation.load(Ordering::SeqCst) > 0;
+        let late = self.quirks().heartbeat_after_listen;
+        if late.is_zero() || !reloaded {
+            self.heartbeat.set_live(port, &self.epoch())?;
+        } else {
+            // The new domain accepts at once; its first heartbeat waits for the first update.
+            let me = self.clone();
+            let epoch = self.epoch();
+            self.runtime.spawn(async move {
+                tokio::time::sleep(late).await;
+                if me.port() == port && me.epoch() == epoch {
+                    let _ = me.heartbeat.set_live(port, &epoch);
+                }
+            });
+        }
         self.port.store(port, Ordering::SeqCst);
         match http::serve(self.clone(), std_listener) {
             Ok(handle) => {
@@ -435,11 +527,20 @@ impl Connector {
         }
         let generation = self.reload_generation.fetch_add(1, Ordering::SeqCst) + 1;
         let old_port = self.port();
+        let listener_first = self.quirks().reload_listener_first;
+        self.end_domain();
+        let mut old_task = None;
+        if listener_first {
+            old_task = self.close_listener();
+            self.heartbeat.clear_port();
+        }
         if let Some(s) = first_state {
             let _ = self.heartbeat.force_state(Some(s));
         }
         let _ = self.heartbeat.force_state(Some("reloading"));
-        let old_task = self.close_listener();
+        if !listener_first {
+            old_task = self.close_listener();
+        }
         let me = self.clone();
         self.runtime.spawn(async move {
             if let Some(t) = old_task {
@@ -550,8 +651,14 @@ impl Connector {
         if self.shut.swap(true, Ordering::SeqCst) {
             return;
         }
+        self.end_domain();
         let _ = self.close_listener();
         self.heartbeat.remove_foreign();
+        if !self.quirks().quit_writes_stopped {
+            // The listener went first (or the Editor died): the file keeps its last `ready`.
+            self.heartbeat.stop_writing();
+            return;
+        }
         if let Err(e) = self.heartbeat.write_stopped() {
             tracing::warn!("could not write the stopped heartbeat: {e}");
         }

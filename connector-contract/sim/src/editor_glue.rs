@@ -70,9 +70,16 @@ fn ask(r: &ReloadRequest) -> ReloadAsk {
 /// Runs one validated call on the Editor.
 pub fn invoke(ed: &mut Editor, call: &Call, ctx: &EditorContext) -> Ran {
     let inv = ed.invoke(&call.tool, call.action.as_deref(), &call.params, &ictx(ctx));
+    let mut reply = reply_of(&call.tool, call.action.as_deref(), inv.outcome, inv.timings);
+    if let (Some(h), Reply::Envelope(e)) = (inv.agent_hint, &mut reply)
+        && e.success
+    {
+        e.agent_hint = Some(h);
+    }
     Ran {
-        reply: reply_of(&call.tool, call.action.as_deref(), inv.outcome, inv.timings),
+        reply,
         reload: inv.reload.map(|r| ask(&r)),
+        hold: (inv.hold_ms > 0).then(|| std::time::Duration::from_millis(inv.hold_ms as u64)),
     }
 }
 

@@ -144,19 +144,6 @@ impl Reply {
     pub fn is_error_response(&self) -> bool {
         matches!(self, Reply::Envelope(e) if !e.success)
     }
-
-    /// Whether the body reports failure, by its `success` key (for batch counts and `fail_fast`).
-    pub fn reports_failure(&self) -> bool {
-        match self {
-            Reply::Envelope(e) => !e.success,
-            Reply::Verbatim(t) => {
-                serde_json::from_str::<Value>(t)
-                    .ok()
-                    .and_then(|v| v.get("success").and_then(Value::as_bool))
-                    == Some(false)
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -20,10 +20,15 @@ pub enum Fault {
     /// Armed with `FaultMatch::tool("list")`, it delays the catalog fetch instead.
     Delay { ms: u64, times: u32 },
     /// Reach `running` and never finish: the handler is an awaited task that never completes,
-    /// so the command lock is released but the record stays `running` (a retry with the same
-    /// operation id gets `OPERATION_IN_PROGRESS`). The connection stays open until a reload or
-    /// shutdown. Read-only calls simply never answer.
+    /// and the router keeps the command lock while it waits, so every later command waits the
+    /// lock wait and gets `COMMAND_LOCK_TIMEOUT`. The end of the domain (a reload or quit)
+    /// frees the lock and drops the connection; the record stays `running` in the old epoch.
     Hang { times: u32 },
+    /// The handler runs (its side effect happens) but its result cannot be serialized. With the
+    /// ledger the commit throws: `INTERNAL_ERROR` after execution, the record stays `running`
+    /// (a retry with the same id gets `OPERATION_IN_PROGRESS`). Without it the write fails:
+    /// HTTP 500 `RESPONSE_WRITE_FAILED`.
+    UnserializableResult { times: u32 },
     /// Drop the connection (TCP reset) after reading the request, before anything runs.
     ResetBeforeExecute { times: u32 },
     /// Run and commit the command, then reset the connection instead of answering.
@@ -46,7 +51,9 @@ pub enum Fault {
     },
     /// A `200` body one byte over the client's 50 MiB limit; nothing runs.
     Oversized { times: u32 },
-    /// Answer `COMMAND_LOCK_TIMEOUT` at once, as if the lock wait had run out.
+    /// Answer `COMMAND_LOCK_TIMEOUT` at once, as if the lock wait had run out (a shortcut: the
+    /// real answer takes the whole lock wait, 120 s; a `Hang` with a short
+    /// [`crate::SimConfig::lock_wait`] shows the real timing).
     LockTimeout { times: u32 },
     /// Reload onto a new port, and make another project's heartbeat claim the old one.
     PortTakenByOtherProject,
@@ -136,6 +143,7 @@ impl Fault {
             Fault::LockTimeout { .. } => FaultKind::Lock,
             Fault::Delay { .. }
             | Fault::Hang { .. }
+            | Fault::UnserializableResult { .. }
             | Fault::ResetAfterExecute { .. }
             | Fault::ReloadAfterCommit { .. }
             | Fault::ReloadWhileRunning { .. } => FaultKind::Execution,
@@ -147,6 +155,7 @@ impl Fault {
         let t = match self {
             Fault::Delay { times, .. }
             | Fault::Hang { times }
+            | Fault::UnserializableResult { times }
             | Fault::ResetBeforeExecute { times }
             | Fault::ResetAfterExecute { times }
             | Fault::Empty200 { times }

@@ -49,6 +49,9 @@ pub struct Ran {
     pub reply: Reply,
     /// Reload the domain after answering.
     pub reload: Option<ReloadAsk>,
+    /// The handler's task completes this long after it started; the router awaits it under the
+    /// command lock (a synchronous EditMode test run).
+    pub hold: Option<std::time::Duration>,
 }
 
 /// `<tool>` or `<tool>:<action>`, as the router names a call in messages.

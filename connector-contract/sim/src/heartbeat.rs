@@ -196,6 +196,16 @@ impl HeartbeatFile {
         write_atomic(&self.dir, &self.path, &to_text(&hb))
     }
 
+    /// Forgets the listener's port (it stopped): forced writes from now on say `port: 0`.
+    pub fn clear_port(&self) {
+        self.inner.lock().expect("heartbeat lock").live.port = 0;
+    }
+
+    /// Stops every write and leaves the file as it is (a quit that never wrote `stopped`).
+    pub fn stop_writing(&self) {
+        self.inner.lock().expect("heartbeat lock").knobs.mode = HeartbeatMode::Stopped;
+    }
+
     /// Writes `stopped` (Editor quit) and stops the periodic writes.
     pub fn write_stopped(&self) -> io::Result<()> {
         let mut g = self.inner.lock().expect("heartbeat lock");

@@ -6,8 +6,8 @@
 //! The endpoint then finishes parsing (its own 400s), takes one of the 64 queue places (429
 //! when none is left) and answers HTTP 200 from there on.
 //!
-//! Faults that concern the transport (reset, empty 200, non-JSON, odd status, oversized body,
-//! hang) are turned into bytes on the wire here, so endpoint code only says *what* happens.
+//! Faults that concern the transport (reset, empty 200, non-JSON, odd status, oversized body)
+//! are turned into bytes on the wire here, so endpoint code only says *what* happens.
 
 use crate::connector::Connector;
 use crate::envelope::Envelope;
@@ -35,9 +35,11 @@ use tokio::task::JoinSet;
 
 /// The longest a client may take to send its request before the connection is dropped.
 const READ_DEADLINE: Duration = Duration::from_secs(30);
-/// Bodies over the limit are still drained up to this size, so the client reads a clean 413
-/// instead of a reset caused by unread bytes.
+/// With [`crate::Quirks::drain_oversized_bodies`], bodies over the limit are still read up to
+/// this size, so the client reads a clean 413 instead of a reset caused by unread bytes.
 const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
+/// The reader's nesting limit: deeper bodies are not JSON to the Connector.
+const MAX_BODY_DEPTH: usize = 64;
 
 pub const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
@@ -69,8 +71,6 @@ pub enum Answer {
     Oversized,
     /// Drop the connection with a TCP reset, no response.
     Reset,
-    /// Never answer; the connection ends with the listener (reload or shutdown).
-    Hang,
 }
 
 impl Answer {
@@ -371,10 +371,6 @@ async fn to_response(answer: Answer, reset: &AtomicBool) -> Result<Reply, Droppe
             reset.store(true, Ordering::SeqCst);
             return Err(Dropped);
         }
-        Answer::Hang => {
-            std::future::pending::<()>().await;
-            return Err(Dropped);
-        }
     })
 }
 
@@ -484,12 +480,16 @@ async fn route_checked(
             format!("Request body exceeds the {limit}-byte limit of {path}."),
         )
     };
-    if declared.is_some_and(|n| n > DRAIN_LIMIT as u64) {
+    // The Connector refuses on the declared length before reading a byte, and stops reading a
+    // chunked body at the limit; the unread rest may then reach the client as a reset.
+    let drain = connector.quirks().drain_oversized_bodies;
+    let read_limit = if drain { DRAIN_LIMIT } else { limit };
+    if declared.is_some_and(|n| n > read_limit as u64) {
         return too_large();
     }
     let body = match tokio::time::timeout(
         READ_DEADLINE,
-        Limited::new(req.into_body(), DRAIN_LIMIT).collect(),
+        Limited::new(req.into_body(), read_limit).collect(),
     )
     .await
     {
@@ -531,10 +531,13 @@ pub fn queue_full() -> Answer {
     )
 }
 
-/// UTF-8 (a leading BOM is tolerated, as .NET's reader strips it) and a JSON object.
+/// UTF-8 and a JSON object of at most 64 nested levels. A leading BOM is refused: the body is
+/// decoded without stripping it, and the JSON reader does not skip it.
 fn parse_object(body: &[u8], started: Instant) -> Option<ParsedRequest> {
     let text = std::str::from_utf8(body).ok()?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if nesting_depth(text.as_bytes()) > MAX_BODY_DEPTH {
+        return None;
+    }
     match serde_json::from_str::<Value>(text).ok()? {
         Value::Object(object) => Some(ParsedRequest {
             text: text.to_string(),
@@ -543,6 +546,33 @@ fn parse_object(body: &[u8], started: Instant) -> Option<ParsedRequest> {
         }),
         _ => None,
     }
+}
+
+/// The deepest container nesting of a JSON text (strings skipped); only meaningful for text
+/// that then parses.
+fn nesting_depth(b: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &c in b {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
 }
 
 #[cfg(test)]
@@ -566,7 +596,11 @@ mod tests {
     fn bodies() {
         let now = Instant::now();
         assert!(parse_object(b"{}", now).is_some());
-        assert!(parse_object("\u{feff}{}".as_bytes(), now).is_some());
+        assert!(parse_object("\u{feff}{}".as_bytes(), now).is_none());
+        let deep = |n: usize| format!("{{\"a\":{}1{}}}", "[".repeat(n - 1), "]".repeat(n - 1));
+        assert!(parse_object(deep(64).as_bytes(), now).is_some());
+        assert!(parse_object(deep(65).as_bytes(), now).is_none());
+        assert_eq!(nesting_depth(br#"{"a":"[[[{"}"#), 1);
         assert!(parse_object(b"[]", now).is_none());
         assert!(parse_object(b"", now).is_none());
         assert!(parse_object(b"{", now).is_none());

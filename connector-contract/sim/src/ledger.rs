@@ -226,10 +226,29 @@ impl Ledger {
         write_atomic(&self.dir, &self.path_of(&e.operation_id), &e.to_text())
     }
 
-    /// §6.6: what to do with a request whose operation may already have a record.
+    /// §6.6: what to do with a request whose operation may already have a record. A record that
+    /// exists but cannot be read is an error (the Connector's reader throws, which the router
+    /// answers `INTERNAL_ERROR`), not a reason to run again.
     pub fn begin(&self, key: &OperationKey, epoch: &str) -> io::Result<Begin> {
         let _g = self.last_cleanup_ms.lock().expect("ledger lock");
-        let Some(mut rec) = self.load(&key.operation_id)? else {
+        let text = match std::fs::read_to_string(self.path_of(&key.operation_id)) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        let rec = match text {
+            None => None,
+            Some(t) => Some(Entry::from_text(&t).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "the ledger record of '{}' is not valid JSON",
+                        key.operation_id
+                    ),
+                )
+            })?),
+        };
+        let Some(mut rec) = rec else {
             return Ok(Begin::Run {
                 approval_done: false,
             });
@@ -285,6 +304,13 @@ impl Ledger {
         now_ms: i64,
     ) -> io::Result<()> {
         let _g = self.last_cleanup_ms.lock().expect("ledger lock");
+        // Running an existing record again (after `received`, or an idempotent retry after an
+        // unknown outcome) keeps its first start time.
+        let started_at_ms = self
+            .load(&key.operation_id)
+            .ok()
+            .flatten()
+            .map_or(now_ms, |r| r.started_at_ms);
         let mut e = Entry {
             operation_id: key.operation_id.clone(),
             tool: key.tool.clone(),
@@ -294,7 +320,7 @@ impl Ledger {
             idempotent: key.idempotent,
             approval_verified,
             state: LedgerState::Received,
-            started_at_ms: now_ms,
+            started_at_ms,
             committed_at_ms: None,
             response: None,
             response_hash: None,

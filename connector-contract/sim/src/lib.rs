@@ -1,7 +1,7 @@
 //! A reference Unity Editor for tests: the AgentConnector's wire behaviour (heartbeat files,
 //! the loopback HTTP API, catalog, approval, operation ledger, file bus) over an in-memory
 //! Editor model, with a knob or fault for every way a real Editor can surprise a client
-//! (connector-protocol.md §12).
+//! (README: What a real Editor does that a client must survive).
 //!
 //! # Layout
 //! - [`Simulator`] / [`SimConfig`] (this file): start, control, observe, stop.
@@ -44,7 +44,7 @@ mod pipeline;
 mod preflight;
 
 pub use catalog::ToolSet;
-pub use connector::PortChoice;
+pub use connector::{PortChoice, Quirks};
 pub use faults::{Fault, FaultMatch};
 pub use hera_connector_contract::catalog::ToolEntry;
 pub use ledger::Entry as LedgerEntry;
@@ -83,6 +83,9 @@ pub struct SimConfig {
     pub reload_downtime: Duration,
     /// The tools served (default: the 34 built-ins).
     pub tools: Option<ToolSet>,
+    /// Orders and environment facts the Connector leaves to the Editor (time zone, reload and
+    /// quit order, 413 draining, heartbeat timing after a reload); see [`Quirks`].
+    pub quirks: Quirks,
 }
 
 impl SimConfig {
@@ -102,6 +105,7 @@ impl SimConfig {
             ledger_cap_bytes: ledger::DEFAULT_CAP_BYTES,
             reload_downtime: Duration::from_millis(500),
             tools: None,
+            quirks: Quirks::default(),
         }
     }
 }
@@ -233,6 +237,7 @@ impl Simulator {
             cfg.legacy,
             runtime.clone(),
         ));
+        *c.quirks.lock().expect("quirks") = cfg.quirks;
         c.sync_tools_with_editor();
         c.listen(None, None)?;
         let loop_c = c.clone();
@@ -385,7 +390,8 @@ impl Simulator {
         }
         true
     }
-    /// Editor quit: the listener stops, `stopped` is written, nothing restarts.
+    /// Editor quit: the listener stops, `stopped` is written (unless
+    /// [`Quirks::quit_writes_stopped`] is off), nothing restarts.
     pub fn shutdown(&self) {
         self.c.shutdown();
         self.life.close_control();
@@ -406,8 +412,31 @@ impl Simulator {
     pub fn add_custom_tool(&self, tool: ToolEntry) {
         self.c.tools.lock().expect("tools").add_custom(tool);
     }
+    /// Adds a custom tool whose contract the Connector cannot build (`why`: the builder's
+    /// complaint, e.g. a `JObject` parameter without a schema). From the next catalog demand on,
+    /// `list {"catalog":true}` and every `/command` that carries `catalog_hash` answer
+    /// `INTERNAL_ERROR` until a reload finds the tool gone; `list {"names":true}` still lists
+    /// it, other tools still run without `catalog_hash`, and calling it fails.
+    pub fn add_unbuildable_custom_tool(&self, tool: ToolEntry, why: &str) {
+        let name = tool.name.clone();
+        self.c
+            .unbuildable
+            .lock()
+            .expect("unbuildable")
+            .push((name, why.to_string()));
+        self.c.tools.lock().expect("tools").add_custom(tool);
+    }
+    /// Changes the Editor's [`Quirks`] from now on.
+    pub fn set_quirks(&self, f: impl FnOnce(&mut Quirks)) {
+        f(&mut self.c.quirks.lock().expect("quirks"));
+    }
     /// Removes a tool by name; `true` if it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
+        self.c
+            .unbuildable
+            .lock()
+            .expect("unbuildable")
+            .retain(|(n, _)| n != name);
         self.c.tools.lock().expect("tools").remove(name)
     }
     /// Runs `f` on the Editor model (test suites, job delays, package behaviour, …).

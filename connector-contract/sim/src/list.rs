@@ -14,6 +14,38 @@ fn is_true(params: &Map<String, Value>, key: &str) -> bool {
     params.get(key) == Some(&Value::Bool(true))
 }
 
+/// Whether this `list` needs the domain's catalog (the strict fetch with the right schema
+/// version, or the entry of a tool whose contract cannot be built), and that catalog failed to
+/// build: `Err` carries the builder's complaint for an `INTERNAL_ERROR`. The names and other
+/// tools' entries come from discovery and still work.
+pub fn needs_catalog(c: &Connector, params: &Map<String, Value>) -> Result<(), String> {
+    if is_true(params, "catalog") {
+        let right_schema =
+            params.get("schema_version").and_then(Value::as_str) == Some(CATALOG_SCHEMA);
+        return if right_schema {
+            c.catalog_build()
+        } else {
+            Ok(())
+        };
+    }
+    if is_true(params, "names") || is_true(params, "compact") {
+        return Ok(());
+    }
+    if let Some(Value::String(name)) = params.get("tool")
+        && let Some((_, why)) = c
+            .unbuildable
+            .lock()
+            .expect("unbuildable")
+            .iter()
+            .find(|(n, _)| n == name)
+    {
+        return Err(format!(
+            "Failed to build the tool contract of '{name}': {why}"
+        ));
+    }
+    Ok(())
+}
+
 /// The answer to `list` with `params` (legacy Connectors know only the older forms).
 pub fn answer(c: &Connector, params: &Map<String, Value>) -> Envelope {
     if !c.legacy() && is_true(params, "catalog") {

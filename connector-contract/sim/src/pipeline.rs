@@ -24,7 +24,9 @@ use crate::faults::{Fault, FaultKind};
 use crate::handlers::{Call, Ran};
 use crate::http::{AfterWrite, Answer, ParsedRequest};
 use crate::ledger::{Begin, OperationKey};
-use hera_connector_contract::canonical::{self, Json, arguments_hash_json};
+use hera_connector_contract::canonical::{
+    self, EditorZone, Json, arguments_hash_json, arguments_hash_json_in,
+};
 use hera_connector_contract::catalog::Safety;
 use hera_connector_contract::operation::OperationId;
 use hera_connector_contract::wire::EXECUTION_PROTOCOL;
@@ -44,25 +46,27 @@ pub struct RequestMeta {
 }
 
 /// A meta value as text: strings as they are, numbers and booleans as their JSON text
-/// (Newtonsoft converts them); `null` and blank strings are "absent".
+/// (Newtonsoft converts them); `null` and blank strings are "absent", except for
+/// `arguments_hash`, where only the empty string is (a whitespace hash is compared, and fails).
 fn meta_text(meta: Option<&Map<String, Value>>, key: &str) -> Result<Option<String>, ()> {
     match meta.and_then(|m| m.get(key)) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() && key != "arguments_hash" => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(v @ (Value::Number(_) | Value::Bool(_))) => Ok(Some(v.to_string())),
         Some(_) => Err(()),
     }
 }
 
-/// `arguments_hash` of the raw `params` member of a body, as the Connector computes it from the
-/// parsed request: absent or non-object params hash as `{}`.
-pub fn raw_member_hash(body: &str, member: &str) -> String {
+/// `arguments_hash` of the raw `params` member of a body, as an Editor in `zone` computes it from
+/// the parsed request: absent or non-object params hash as `{}`.
+pub fn raw_member_hash(body: &str, member: &str, zone: EditorZone) -> String {
     let empty = Json::Object(Vec::new());
     match canonical::parse(body) {
         Ok(Json::Object(members)) => {
             match members.iter().find(|(k, _)| k == member).map(|(_, v)| v) {
-                Some(v @ Json::Object(_)) => arguments_hash_json(v),
+                Some(v @ Json::Object(_)) => arguments_hash_json_in(v, zone),
                 _ => arguments_hash_json(&empty),
             }
         }
@@ -72,7 +76,7 @@ pub fn raw_member_hash(body: &str, member: &str) -> String {
 
 impl RequestMeta {
     /// Step 2. Errors are complete `/command` answers (HTTP 200, `"timings":null`).
-    pub fn read(req: &ParsedRequest) -> Result<RequestMeta, Envelope> {
+    pub fn read(req: &ParsedRequest, zone: EditorZone) -> Result<RequestMeta, Envelope> {
         let meta = req.object.get("meta").and_then(Value::as_object);
         let invalid_id = || {
             Envelope::error(
@@ -92,7 +96,7 @@ impl RequestMeta {
                 .map_err(|_| invalid_id())?
                 .to_string(),
         };
-        let arguments_hash = raw_member_hash(&req.text, "params");
+        let arguments_hash = raw_member_hash(&req.text, "params", zone);
         if let Ok(Some(sent)) = meta_text(meta, "arguments_hash")
             && sent != arguments_hash
         {
@@ -166,6 +170,20 @@ pub fn resolve(
     command: &str,
     params: &Map<String, Value>,
 ) -> Result<Resolved, (Envelope, bool)> {
+    if let Some((_, why)) = c
+        .unbuildable
+        .lock()
+        .expect("unbuildable")
+        .iter()
+        .find(|(n, _)| n == command)
+    {
+        return Err((
+            internal_error(format!(
+                "Failed to build the tool contract of '{command}': {why}"
+            )),
+            true,
+        ));
+    }
     let tools = c.tools.lock().expect("tools");
     let Some(tool) = tools.get(command) else {
         drop(tools);
@@ -209,8 +227,9 @@ enum Stop {
     Timed(Envelope),
     /// An answer that keeps `"timings":null` (`INTERNAL_ERROR`).
     Untimed(Envelope),
-    /// A ledger replay, sent exactly as stored.
-    Verbatim(String),
+    /// A ledger replay, sent exactly as stored; like any written `/command` answer with an
+    /// operation id, it marks the record `responded` once written.
+    Verbatim(String, String),
 }
 
 impl Stop {
@@ -218,7 +237,14 @@ impl Stop {
         match self {
             Stop::Timed(e) => Answer::ok(e.with_total_ms(ms_since(started)).to_text()),
             Stop::Untimed(e) => Answer::ok(e.to_text()),
-            Stop::Verbatim(t) => Answer::ok(t),
+            Stop::Verbatim(t, op) => Answer::Json {
+                status: 200,
+                body: t,
+                after: AfterWrite {
+                    responded: Some(op),
+                    reload: None,
+                },
+            },
         }
     }
 }
@@ -242,6 +268,9 @@ fn check_freshness(c: &Connector, meta: &RequestMeta) -> Result<(), Stop> {
         ));
     }
     if let Some(h) = &meta.catalog_hash {
+        // The current hash comes from the domain's catalog, which may have failed to build.
+        c.catalog_build()
+            .map_err(|why| Stop::Untimed(internal_error(why)))?;
         let current = c.tools.lock().expect("tools").catalog_hash();
         if *h != current {
             return Err(Stop::Timed(
@@ -281,7 +310,7 @@ fn begin_operation(
     let epoch = c.epoch();
     let approval_done = match c.ledger.begin(&key, &epoch) {
         Err(e) => return Err(Stop::Untimed(internal_error(e))),
-        Ok(Begin::Replay(text)) => return Err(Stop::Verbatim(text)),
+        Ok(Begin::Replay(text)) => return Err(Stop::Verbatim(text, key.operation_id.clone())),
         Ok(Begin::Refuse(e)) => return Err(Stop::Timed(e)),
         Ok(Begin::Run { approval_done }) => approval_done,
     };
@@ -323,9 +352,51 @@ async fn run(
 ) -> Answer {
     let fault = c.take_fault(FaultKind::Execution, "/command", Some(command));
     if let Some(Fault::Hang { .. }) = fault {
-        return Answer::Hang;
+        // The handler's task never completes and the router awaits it holding the lock:
+        // every later command waits `lock_wait` and gets COMMAND_LOCK_TIMEOUT. Only the end
+        // of the domain frees it (and drops the connection).
+        c.until_domain_ends().await;
+        drop(lock);
+        return Answer::Reset;
     }
-    let Ran { reply, reload } = execute(c, r);
+    let Ran {
+        reply,
+        reload,
+        hold,
+    } = execute(c, r);
+    if let Some(d) = hold {
+        tokio::select! {
+            _ = tokio::time::sleep(d) => {}
+            _ = c.until_domain_ends() => {
+                // A reload kills the run mid-way: nothing is committed, the record stays
+                // `running` in the old epoch.
+                drop(lock);
+                return Answer::Reset;
+            }
+        }
+    }
+    if let Some(Fault::UnserializableResult { .. }) = fault {
+        // The handler ran but its result cannot be serialized: with the ledger the commit
+        // throws (the record stays `running`) and the router answers INTERNAL_ERROR; without
+        // it the write fails and the listener answers 500 RESPONSE_WRITE_FAILED.
+        drop(lock);
+        return if key.is_some() {
+            Answer::ok(internal_error("Self referencing loop detected in the result.").to_text())
+        } else {
+            // A hand-written best-effort body: its own key order and no `timings`.
+            Answer::Json {
+                status: 500,
+                body: format!(
+                    "{{\"success\":false,\"code\":\"RESPONSE_WRITE_FAILED\",\"message\":{}}}",
+                    Value::String(
+                        "Failed to write response: Self referencing loop detected in the result."
+                            .into()
+                    )
+                ),
+                after: AfterWrite::default(),
+            }
+        };
+    }
     if let Some(Fault::ReloadWhileRunning {
         downtime_ms,
         new_port,
@@ -381,12 +452,17 @@ async fn run(
 
 /// The `/command` endpoint: steps 1–3 here, the rest in the helpers above.
 pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
+    // A non-string `command` is read through `ToString()`, so `5` names the tool "5".
     let Some(command) = req
         .object
         .get("command")
-        .and_then(Value::as_str)
+        .and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            Value::Bool(b) => Some(if *b { "True" } else { "False" }.to_string()),
+            other => Some(other.to_string()),
+        })
         .filter(|s| !s.is_empty())
-        .map(str::to_string)
     else {
         return Answer::http_error(
             400,
@@ -402,7 +478,7 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
     let meta = if c.legacy() {
         None
     } else {
-        match RequestMeta::read(&req) {
+        match RequestMeta::read(&req, c.quirks().zone) {
             Ok(m) => Some(m),
             Err(e) => return Answer::ok(e.to_text()),
         }
@@ -431,8 +507,17 @@ pub async fn command(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         // never select `list`): a catalog fetch that is slow or never answers.
         match c.take_fault(FaultKind::Execution, "/command", Some("list")) {
             Some(Fault::Delay { ms, .. }) => tokio::time::sleep(Duration::from_millis(ms)).await,
-            Some(Fault::Hang { .. }) => return Answer::Hang,
+            Some(Fault::Hang { .. }) => {
+                c.until_domain_ends().await;
+                drop(lock);
+                return Answer::Reset;
+            }
             _ => {}
+        }
+        if !c.legacy()
+            && let Err(why) = crate::list::needs_catalog(c, &params)
+        {
+            return Stop::Untimed(internal_error(why)).answer(started);
         }
         return Stop::Timed(crate::list::answer(c, &params)).answer(started);
     }

@@ -147,7 +147,7 @@ pub async fn preflight(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         operation_id: operation_id.to_string(),
         tool: tool.name.clone(),
         action: action.clone(),
-        arguments_hash: raw_member_hash(&req.text, "arguments"),
+        arguments_hash: raw_member_hash(&req.text, "arguments", c.quirks().zone),
         risk_class: safety.risk_class.as_str().to_string(),
         project_id: c.settings.project_id.clone(),
     };

@@ -50,8 +50,9 @@ fn pascal_case_reply_and_counts() {
 #[test]
 fn fail_fast_defaults_to_true_without_options() {
     let f = start();
+    // An item that fails validation is skipped by the approval pre-scan and fails when it runs.
     let items = json!([
-        {"command":"scene","params":{"action":"bogus"}},
+        {"command":"scene","params":{"action":"load"}},
         {"command":"scene","params":{"action":"save"}}
     ]);
     let (_, v) = batch(f.port(), json!({"commands": items}));
@@ -59,10 +60,11 @@ fn fail_fast_defaults_to_true_without_options() {
         v["success"], true,
         "a batch answer is a success even when items failed"
     );
-    assert_eq!(v["Completed"], 0);
+    // `Completed` counts the items that ran, the failed one included.
+    assert_eq!(v["Completed"], 1);
     assert_eq!(v["Failed"], 1);
     assert_eq!(v["Results"].as_array().unwrap().len(), 1);
-    assert_eq!(code(&v["Results"][0]), "UNKNOWN_ACTION");
+    assert_eq!(code(&v["Results"][0]), "MISSING_ARGUMENT");
     assert_eq!(f.sim.side_effects(), 0);
     // Options present without fail_fast: still true. fail_fast false: every item runs.
     let (_, v) = batch(
@@ -75,17 +77,53 @@ fn fail_fast_defaults_to_true_without_options() {
         json!({"commands": items, "options": {"fail_fast": "false"}}),
     );
     assert_eq!(v["Results"].as_array().unwrap().len(), 2);
-    assert_eq!(v["Completed"], 1);
+    assert_eq!(v["Completed"], 2);
     assert_eq!(v["Failed"], 1);
     assert_eq!(f.sim.side_effects(), 1);
-    // Unknown tools and missing commands are per-item errors.
+    // Unknown tools are per-item errors.
     let (_, v) = batch(
         f.port(),
-        json!({"commands":[{"command":"nope"},{"params":{}}],"options":{"fail_fast":false}}),
+        json!({"commands":[{"command":"nope"}],"options":{"fail_fast":false}}),
     );
     assert_eq!(code(&v["Results"][0]), "UNKNOWN_COMMAND");
-    assert_eq!(code(&v["Results"][1]), "UNKNOWN_COMMAND");
-    assert_eq!(v["Failed"], 2);
+    assert_eq!(v["Completed"], 1);
+    assert_eq!(v["Failed"], 1);
+}
+
+#[test]
+fn an_item_without_a_command_turns_the_batch_into_an_internal_error_after_earlier_items_ran() {
+    let f = start();
+    let r = post(
+        f.port(),
+        "/commands",
+        &json!({"commands":[
+            {"command":"scene","params":{"action":"save"}},
+            {"params":{}}
+        ],"options":{"fail_fast":false}})
+        .to_string(),
+    );
+    assert_eq!(r.status, 200);
+    let v = r.json();
+    assert_eq!(code(&v), "INTERNAL_ERROR", "{v}");
+    assert!(v.get("Results").is_none());
+    assert!(v["timings"].is_null());
+    assert_eq!(f.sim.side_effects(), 1, "the first item had already run");
+}
+
+#[test]
+fn an_unknown_action_is_prescanned_with_the_tools_own_safety() {
+    let f = start();
+    // `scene` as a tool is destructive, and its tool-level `action` is a plain string, so an
+    // unknown action validates there and makes the whole batch need approval.
+    let (_, v) = batch(
+        f.port(),
+        json!({"commands":[
+            {"command":"scene","params":{"action":"save"}},
+            {"command":"scene","params":{"action":"bogus"}}
+        ]}),
+    );
+    assert_eq!(code(&v), "APPROVAL_REQUIRED", "{v}");
+    assert_eq!(f.sim.side_effects(), 0);
 }
 
 #[test]

@@ -128,8 +128,32 @@ fn body_of_len(len: usize) -> Vec<u8> {
 }
 
 #[test]
-fn body_limits() {
+fn an_oversized_body_is_refused_on_its_declared_length_without_being_read() {
     let f = start();
+    let p = f.port();
+    let mib = 1024 * 1024;
+    // Only the head and a few bytes are sent: a server that read (or drained) the body would
+    // wait for the rest; the Connector answers at once from Content-Length.
+    for (path, len) in [("/command", mib + 1), ("/commands", 4 * mib + 1)] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nContent-Type: application/json\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n{{\"command\":\"list\""
+        );
+        let r = send_raw(p, head.as_bytes()).unwrap();
+        assert_http_error(&r, 413, "HTTP_REQUEST_BODY_TOO_LARGE");
+    }
+    // Sending the whole oversized body may then end in a reset instead of the 413: what the
+    // client reads depends on the TCP stack, never on a drained body.
+    let sent = request(p, "POST", "/command", &[], &body_of_len(8 * mib));
+    if let Ok(r) = sent {
+        assert_http_error(&r, 413, "HTTP_REQUEST_BODY_TOO_LARGE");
+    }
+    assert_eq!(f.sim.side_effects(), 0);
+}
+
+#[test]
+fn body_limits() {
+    // Draining on: whole oversized bodies read a clean 413.
+    let f = start_with(|c| c.quirks.drain_oversized_bodies = true);
     let p = f.port();
     let mib = 1024 * 1024;
     let r = request(p, "POST", "/command", &[], &body_of_len(mib)).unwrap();
@@ -176,11 +200,27 @@ fn headers_and_connection_close() {
     );
     assert_eq!(r.header("connection"), Some("close"));
     assert!(!r.body.starts_with(&[0xef, 0xbb, 0xbf]), "no BOM");
-    // A BOM in the request is tolerated (.NET's reader strips it).
+}
+
+#[test]
+fn a_bom_or_more_than_64_levels_is_not_json_to_the_connector() {
+    let f = start();
+    // The body is decoded without stripping a BOM, and the JSON reader does not skip it.
     let mut bom = vec![0xef, 0xbb, 0xbf];
     bom.extend_from_slice(br#"{"command":"list","params":{"names":true}}"#);
     let r = request(f.port(), "POST", "/command", &[], &bom).unwrap();
-    assert_eq!(r.status, 200);
+    assert_http_error(&r, 400, "HTTP_INVALID_JSON");
+    // The reader's depth limit is 64.
+    let nested = |n: usize| {
+        format!(
+            r#"{{"command":"list","params":{{"names":true,"x":{}1{}}}}}"#,
+            "[".repeat(n - 2),
+            "]".repeat(n - 2)
+        )
+    };
+    assert_eq!(post(f.port(), "/command", &nested(64)).status, 200);
+    let r = post(f.port(), "/command", &nested(65));
+    assert_http_error(&r, 400, "HTTP_INVALID_JSON");
 }
 
 #[test]

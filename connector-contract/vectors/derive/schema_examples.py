@@ -63,7 +63,7 @@ def examples(catalog_vectors, sign_vectors):
     pkg_pending = {"job_id": "pkg-0123456789abcdef0123456789abcdef", "port": 8090, "action": "add",
                    "identifier": "com.unity.ai.navigation", "project_id": PID, "owner_pid": 41234,
                    "started_unix_ms": 1767225600000}
-    counts = {"total": 3, "passed": 2, "failed": 1, "skipped": 0, "failures": [{"name": "T.A"}], "passes": ["T.B", "T.C"]}
+    counts = {"total": 3, "passed": 2, "failed": 1, "skipped": 0, "failures": ["T.A: Expected 1 but was 2"], "passes": ["T.B", "T.C"]}
     preflight_ok = {"success": True, "message": "Approval preflight",
                     "data": {"token": token, "operation_id": OP, "expires_at_ms": 1767225900000,
                              "summary": {"tool": "scene", "action": "close", "target": "\"Assets/Scenes/Level2.unity\"",

@@ -44,9 +44,17 @@ impl ValidationFailure {
 
 type Outcome<T> = Result<T, ValidationFailure>;
 
+/// Whether the Connector's reader made `v` a `Date` token: a string in ISO date form (or
+/// `/Date(…)/`) is a date before any validator sees it, so it is not a `String`.
+fn is_date_token(v: &Value) -> bool {
+    v.as_str()
+        .is_some_and(hera_connector_contract::canonical::is_newtonsoft_date)
+}
+
 /// Newtonsoft's `JTokenType` name of a value (parameter-level errors).
 pub(crate) fn token_type_name(v: &Value) -> &'static str {
     match v {
+        _ if is_date_token(v) => "Date",
         Value::Null => "Null",
         Value::Bool(_) => "Boolean",
         Value::Number(n) if n.is_f64() => "Float",
@@ -60,6 +68,7 @@ pub(crate) fn token_type_name(v: &Value) -> &'static str {
 /// Newtonsoft's numeric `JTokenType` (nested schema errors serialize the enum as a number).
 fn token_type_code(v: &Value) -> Value {
     let code = match v {
+        _ if is_date_token(v) => 12,
         Value::Object(_) => 1,
         Value::Array(_) => 2,
         Value::Number(n) if n.is_f64() => 7,
@@ -358,7 +367,7 @@ fn coerce(v: &Value, kind: ValueKind) -> Option<Value> {
         ValueKind::Token => Some(v.clone()),
         ValueKind::Object => v.is_object().then(|| v.clone()),
         ValueKind::Array => v.is_array().then(|| v.clone()),
-        ValueKind::String => v.is_string().then(|| v.clone()),
+        ValueKind::String => (v.is_string() && !is_date_token(v)).then(|| v.clone()),
         ValueKind::Boolean => coerce_bool(v).map(Value::Bool),
         ValueKind::Integer => match v {
             Value::Number(n) if !n.is_f64() => Some(v.clone()),
@@ -414,7 +423,10 @@ fn parse_float(s: &str) -> Option<f64> {
 }
 
 fn matches_format(v: &Value, format: &str) -> bool {
-    let Some(text) = v.as_str() else { return false };
+    // Only a `String` token can match a format, so a date-time value (a `Date` token) never does.
+    let Some(text) = v.as_str().filter(|_| !is_date_token(v)) else {
+        return false;
+    };
     match format {
         "uri" => regex_matches(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S+$", text),
         "date-time" => regex_matches(
@@ -433,7 +445,7 @@ fn type_matches(declared: Option<&Value>, v: &Value) -> bool {
         "array" => v.is_array(),
         "number" => v.is_number(),
         "integer" => matches!(v, Value::Number(n) if !n.is_f64()),
-        "string" => v.is_string(),
+        "string" => v.is_string() && !is_date_token(v),
         _ => false,
     };
     match declared {

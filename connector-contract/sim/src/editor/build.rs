@@ -449,10 +449,7 @@ mod tests {
                 .len(),
             2
         );
-        assert_eq!(
-            h.ok("scene", json!({"action": "list"}))["scenes"][0]["in_build"],
-            true
-        );
+        assert_eq!(h.ok("scene", json!({"action": "list"}))[0]["enabled"], true);
         h.ok(
             "build",
             json!({"action": "remove_scene", "path": "Assets/Scenes/Level1.unity"}),

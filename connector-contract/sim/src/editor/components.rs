@@ -627,7 +627,7 @@ mod tests {
             h.ok(
                 "manage_gameobject",
                 json!({"action": "get_transform", "path": "Box"})
-            )["position"]["z"],
+            )["transform"]["position"]["z"],
             3.0
         );
         h.ok(

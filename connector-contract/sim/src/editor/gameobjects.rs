@@ -62,17 +62,32 @@ pub fn object_json(ed: &Editor, id: i64) -> Value {
     })
 }
 
-pub fn transform_json(w: &World, id: i64) -> Value {
+/// What every `GameObjectResult` action of `manage_gameobject` returns (README, "Payload
+/// shapes"): the path with a leading `/`, the scene's name and path, `active` in the hierarchy,
+/// and the transform as six `{x,y,z}` objects where `scale` is the local scale too.
+pub fn go_shape(ed: &Editor, id: i64) -> Value {
+    let w = &ed.world;
     let Some(o) = w.get(id) else {
         return Value::Null;
     };
     let pose = w.pose(id);
+    let scene_path = w.scene(o.scene).map(|s| s.path.clone()).unwrap_or_default();
+    let scene_name = scene_path
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.strip_suffix(".unity").or(Some(f)))
+        .unwrap_or_default()
+        .to_string();
     json!({
-        "instance_id": id, "path": w.path_of(id),
-        "position": v3json(pose.position), "local_position": v3json(o.position),
-        "rotation": v3json(w.world_euler(id)), "local_rotation": v3json(o.rotation),
-        "local_scale": v3json(o.scale), "lossy_scale": v3json(pose.scale),
-        "parent": o.parent,
+        "instance_id": id, "name": o.name, "path": format!("/{}", w.path_of(id)),
+        "scene": scene_name, "scene_path": scene_path,
+        "active": w.active_in_hierarchy(id), "tag": o.tag, "layer": o.layer,
+        "layer_name": ed.chrome.layer_name(o.layer),
+        "transform": {
+            "position": v3json(pose.position), "rotation": v3json(w.world_euler(id)),
+            "scale": v3json(o.scale), "local_position": v3json(o.position),
+            "local_rotation": v3json(o.rotation), "local_scale": v3json(o.scale),
+        },
     })
 }
 
@@ -90,22 +105,17 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
         "create" => create(ed, a),
         "destroy" => {
             let id = target(ed, a)?;
-            let path = ed.world.path_of(id);
-            let n = ed.world.destroy(id);
+            // The snapshot is taken before the object goes.
+            let before = go_shape(ed, id);
+            let _ = ed.world.destroy(id);
             let world = &ed.world;
             ed.chrome.selection.retain(|s| !matches!(s, super::editor_state::Selected::Object(x) if world.get(*x).is_none()));
-            ok(
-                format!("Destroyed {path} ({n} object(s))."),
-                json!({"instance_id": id, "path": path, "destroyed": n}),
-            )
+            ok("Destroyed GameObject.", before)
         }
         "duplicate" => duplicate(ed, a),
         "get_transform" => {
             let id = target(ed, a)?;
-            ok(
-                format!("Transform of {}.", ed.world.path_of(id)),
-                transform_json(&ed.world, id),
-            )
+            ok("OK", go_shape(ed, id))
         }
         "move" => {
             let id = target(ed, a)?;
@@ -131,10 +141,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     ));
                 }
             }
-            ok(
-                format!("Moved {}.", ed.world.path_of(id)),
-                transform_json(&ed.world, id),
-            )
+            ok(format!("Moved {}.", ed.world.path_of(id)), go_shape(ed, id))
         }
         "set_active" => {
             let id = target(ed, a)?;
@@ -149,8 +156,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     ed.world.path_of(id),
                     if active { "active" } else { "inactive" }
                 ),
-                json!({"instance_id": id, "path": ed.world.path_of(id), "active_self": active,
-                       "active_in_hierarchy": ed.world.active_in_hierarchy(id)}),
+                go_shape(ed, id),
             )
         }
         "set_layer" => {
@@ -174,21 +180,17 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             ed.world.touch(id);
             ok(
                 format!("{} moved to layer {index}.", ed.world.path_of(id)),
-                json!({"instance_id": id, "layer": index, "layer_name": ed.chrome.layer_name(index)}),
+                go_shape(ed, id),
             )
         }
         "set_name" => {
             let id = target(ed, a)?;
             let name = a.req_str("name")?.to_string();
-            let previous = ed
-                .world
-                .get_mut(id)
-                .map(|o| std::mem::replace(&mut o.name, name.clone()));
+            if let Some(o) = ed.world.get_mut(id) {
+                o.name = name.clone();
+            }
             ed.world.touch(id);
-            ok(
-                format!("Renamed to {name}."),
-                json!({"instance_id": id, "name": name, "previous": previous, "path": ed.world.path_of(id)}),
-            )
+            ok(format!("Renamed to {name}."), go_shape(ed, id))
         }
         "set_parent" => {
             let id = target(ed, a)?;
@@ -197,9 +199,10 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             ed.world
                 .set_parent(id, parent, keep)
                 .map_err(|e| Fail::invalid("parent", e))?;
-            let mut data = transform_json(&ed.world, id);
-            data["parent_path"] = json!(parent.map(|p| ed.world.path_of(p)));
-            ok(format!("{} reparented.", ed.world.path_of(id)), data)
+            ok(
+                format!("{} reparented.", ed.world.path_of(id)),
+                go_shape(ed, id),
+            )
         }
         "set_tag" => {
             let id = target(ed, a)?;
@@ -217,7 +220,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             ed.world.touch(id);
             ok(
                 format!("{} tagged {tag}.", ed.world.path_of(id)),
-                json!({"instance_id": id, "tag": tag}),
+                go_shape(ed, id),
             )
         }
         "set_transform" => set_transform(ed, a),
@@ -271,10 +274,7 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
     if let Some(pos) = position {
         set_world_position(&mut ed.world, id, pos);
     }
-    let mut data = object_json(ed, id);
-    data["position"] = v3json(ed.world.pose(id).position);
-    data["primitive"] = json!(primitive);
-    ok(format!("Created {}.", ed.world.path_of(id)), data)
+    ok(format!("Created GameObject: {name}"), go_shape(ed, id))
 }
 
 fn duplicate(ed: &mut Editor, a: Args) -> Handled {
@@ -315,11 +315,12 @@ fn duplicate(ed: &mut Editor, a: Args) -> Handled {
         // A duplicate sits where the original sits in world space.
         let pos = ed.world.pose(id).position;
         set_world_position(&mut ed.world, copy, pos);
-        created.push(json!({"instance_id": copy, "name": ed.world.get(copy).map(|o| o.name.clone()), "path": ed.world.path_of(copy)}));
+        created.push(json!({"instance_id": copy, "name": ed.world.get(copy).map(|o| o.name.clone()), "path": format!("/{}", ed.world.path_of(copy))}));
     }
+    let source_name = ed.world.get(id).map(|o| o.name.clone()).unwrap_or_default();
     ok(
-        format!("Made {count} duplicate(s) of {}.", ed.world.path_of(id)),
-        json!({"source": id, "created": created, "count": count}),
+        format!("Duplicated {source_name} x{count}."),
+        json!({"source": {"instance_id": id, "name": source_name}, "count": count, "clones": created}),
     )
 }
 
@@ -402,7 +403,7 @@ fn set_transform(ed: &mut Editor, a: Args) -> Handled {
     ed.world.touch(id);
     ok(
         format!("Transform of {} updated.", ed.world.path_of(id)),
-        transform_json(&ed.world, id),
+        go_shape(ed, id),
     )
 }
 
@@ -534,12 +535,12 @@ mod tests {
             json!({"action": "create", "name": "Cube", "primitive": "cube", "position": [1, 2, 3]}),
         );
         let id = c["instance_id"].as_i64().unwrap();
-        assert!(
-            c["components"]
-                .as_array()
-                .unwrap()
-                .contains(&json!("BoxCollider"))
+        assert_eq!(c["path"], "/Cube");
+        assert_eq!(
+            c["transform"]["position"],
+            json!({"x": 1.0, "y": 2.0, "z": 3.0})
         );
+        assert_eq!(c["transform"]["scale"], c["transform"]["local_scale"]);
         let f = h.ok("find_gameobjects", json!({"name": "cube", "fields": "all"}));
         assert_eq!(f["total"], 1);
         assert_eq!(
@@ -556,7 +557,7 @@ mod tests {
             h.ok(
                 "manage_gameobject",
                 json!({"action": "get_transform", "instance_id": child})
-            )["position"]["y"],
+            )["transform"]["position"]["y"],
             2.0
         );
         h.ok("manage_gameobject", json!({"action": "set_transform", "path": "Cube", "rotation": "0,90,0", "scale": [2, 2, 2]}));
@@ -568,7 +569,10 @@ mod tests {
             "manage_gameobject",
             json!({"action": "get_transform", "path": "Cube/Child"}),
         );
-        assert_eq!(t["position"], json!({"x": 1.0, "y": 2.0, "z": 1.0}));
+        assert_eq!(
+            t["transform"]["position"],
+            json!({"x": 1.0, "y": 2.0, "z": 1.0})
+        );
         h.ok(
             "manage_gameobject",
             json!({"action": "set_parent", "target": "Cube/Child", "parent": null}),
@@ -577,8 +581,14 @@ mod tests {
             "manage_gameobject",
             json!({"action": "get_transform", "path": "Child"}),
         );
-        assert_eq!(t["position"], json!({"x": 1.0, "y": 2.0, "z": 1.0}));
-        assert_eq!(t["local_scale"], json!({"x": 2.0, "y": 2.0, "z": 2.0}));
+        assert_eq!(
+            t["transform"]["position"],
+            json!({"x": 1.0, "y": 2.0, "z": 1.0})
+        );
+        assert_eq!(
+            t["transform"]["local_scale"],
+            json!({"x": 2.0, "y": 2.0, "z": 2.0})
+        );
         assert_eq!(
             h.ok("find_gameobjects", json!({"path_glob": "Cube/*"}))["total"],
             0
@@ -587,7 +597,8 @@ mod tests {
             "manage_gameobject",
             json!({"action": "duplicate", "path": "Cube", "count": 2}),
         );
-        assert_eq!(d["created"][1]["name"], "Cube (2)");
+        assert_eq!(d["clones"][1]["name"], "Cube (2)");
+        assert_eq!(d["source"]["instance_id"], id);
         assert_eq!(
             h.ok("find_gameobjects", json!({"name": "Cube", "names": true}))["names"],
             json!(["Cube", "Cube (1)", "Cube (2)"])

@@ -216,7 +216,10 @@ mod tests {
             1
         );
         h.ok("menu", json!({"menu_path": "File/Save"}));
-        assert_eq!(h.ok("scene", json!({"action": "info"}))["is_dirty"], false);
+        assert_eq!(
+            h.ok("scene", json!({"action": "info"}))["active"]["isDirty"],
+            false
+        );
         assert_eq!(
             h.err("menu", json!({"menu_path": "File/Quit"})),
             "MENU_BLOCKED"

@@ -135,6 +135,11 @@ pub struct Invocation {
     pub play_state: Option<String>,
     /// Tool-owned timings (only `exec`), merged into the envelope's `timings`.
     pub timings: Option<Map<String, Value>>,
+    /// The handler is a task that completes this long after it started (a synchronous test
+    /// run): the router awaits it holding the command lock.
+    pub hold_ms: i64,
+    /// An `agent_hint` on a success.
+    pub agent_hint: Option<String>,
 }
 
 impl Invocation {
@@ -143,6 +148,14 @@ impl Invocation {
             message: message.into(),
             data: if data.is_null() { None } else { Some(data) },
         })
+    }
+    pub(crate) fn with_hint(mut self, hint: &str) -> Invocation {
+        self.agent_hint = Some(hint.to_string());
+        self
+    }
+    pub(crate) fn holding_lock_for(mut self, ms: i64) -> Invocation {
+        self.hold_ms = ms.max(0);
+        self
     }
     pub(crate) fn with_reload(mut self, reason: ReloadReason, compile: bool) -> Invocation {
         self.reload = Some(ReloadRequest { reason, compile });
@@ -157,6 +170,8 @@ impl From<HandlerOutcome> for Invocation {
             reload: None,
             play_state: None,
             timings: None,
+            hold_ms: 0,
+            agent_hint: None,
         }
     }
 }
@@ -562,6 +577,11 @@ impl Editor {
     /// How long async jobs (test runs, package jobs, builds, bakes) take.
     pub fn set_job_delay(&mut self, delay: Duration) {
         self.knobs.job_delay_ms = delay.as_millis().min(i64::MAX as u128) as i64;
+    }
+    /// How long each test of a synchronous EditMode run takes (default 400 ms): the reply, and
+    /// every other command, waits for the whole run.
+    pub fn set_sync_test_duration(&mut self, per_test: Duration) {
+        self.tests.sync_ms_per_test = per_test.as_millis().min(i64::MAX as u128) as i64;
     }
     /// When a package job is declared `PACKAGE_TIMEOUT` (default 10 minutes, §7.2).
     pub fn set_package_timeout(&mut self, timeout: Duration) {

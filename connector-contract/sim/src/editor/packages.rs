@@ -272,6 +272,20 @@ fn resolved_path(project: &str, p: &Package) -> String {
     }
 }
 
+/// A registry description as search shows it: its first sentence, at most 200 characters
+/// (ending `...` when cut).
+fn first_sentence(text: &str) -> String {
+    let sentence = match text.find(". ") {
+        Some(i) => &text[..=i],
+        None => text,
+    };
+    if sentence.chars().count() <= 200 {
+        return sentence.to_string();
+    }
+    let cut: String = sentence.chars().take(197).collect();
+    format!("{cut}...")
+}
+
 pub fn package_json(project: &str, p: &Package) -> Value {
     json!({
         "name": p.name, "version": p.version, "source": p.source,
@@ -300,34 +314,42 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
                 .iter()
                 .map(|p| package_json(&ed.project_path, p))
                 .collect();
+            // No count field: the Connector sends the list alone.
             ok(
-                format!("{} package(s) installed.", list.len()),
-                json!({"packages": list, "count": list.len()}),
+                format!("{} packages.", list.len()),
+                json!({"packages": list}),
             )
         }
         "search" => {
-            let filter = a.req_str("filter")?.to_ascii_lowercase();
+            let filter_text = a.req_str("filter")?.to_string();
+            let filter = filter_text.to_ascii_lowercase();
             let limit = a.limit("limit", 25, 1, 200)?;
             let hits: Vec<Value> = REGISTRY
                 .iter()
                 .filter(|r| {
                     r.name.contains(&filter)
                         || r.display_name.to_ascii_lowercase().contains(&filter)
+                        || r.description.to_ascii_lowercase().contains(&filter)
                 })
                 .map(|r| {
+                    let latest = r.versions.last().copied().unwrap_or("");
+                    // Newest first, at most ten.
+                    let compatible: Vec<&str> = r.versions.iter().rev().take(10).copied().collect();
                     json!({
-                        "name": r.name, "display_name": r.display_name,
-                        "version": r.versions.last().copied().unwrap_or(""), "versions": r.versions,
-                        "description": r.description,
-                        "installed_version": ed.packages.get(r.name).map(|p| p.version.clone()),
+                        "name": r.name, "version": latest, "display_name": r.display_name,
+                        "description": first_sentence(r.description),
+                        "compatible_versions": compatible, "recommended": latest,
+                        "deprecated": false,
                     })
                 })
                 .collect();
             let total = hits.len();
-            let results: Vec<Value> = hits.into_iter().take(limit).collect();
+            let packages: Vec<Value> = hits.into_iter().take(limit).collect();
+            let returned = packages.len();
             ok(
-                format!("{} of {total} package(s) match '{filter}'.", results.len()),
-                json!({"results": results, "count": results.len(), "total": total}),
+                format!("{total} package(s) match '{filter_text}'."),
+                json!({"filter": filter_text, "total": total, "returned": returned,
+                    "truncated": returned < total, "packages": packages}),
             )
         }
         act @ ("add" | "remove" | "embed") => start_job(ed, act, a, ctx),
@@ -828,7 +850,14 @@ mod tests {
             "manage_packages",
             json!({"action": "search", "filter": "input"}),
         );
-        assert_eq!(s["results"][0]["name"], "com.unity.inputsystem");
+        // The Connector's search shape: {filter, total, returned, truncated, packages}.
+        assert_eq!(s["packages"][0]["name"], "com.unity.inputsystem");
+        assert_eq!(s["filter"], "input");
+        assert_eq!(s["returned"], s["total"]);
+        assert_eq!(s["truncated"], false);
+        assert!(s["packages"][0]["compatible_versions"].is_array());
+        let l = h.ok("manage_packages", json!({"action": "list"}));
+        assert!(l.get("count").is_none() && l["packages"].is_array(), "{l}");
         let job = start(&mut h, "embed", "com.unity.ugui");
         let _ = h.advance(1_000);
         let v = file_bus::read_json(&h.status().join(names::package_result(8090, &job))).unwrap();

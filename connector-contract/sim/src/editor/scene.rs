@@ -167,47 +167,38 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
     }
 }
 
+/// `info`: the active scene and every loaded one. The Connector writes these keys in
+/// camelCase (`isDirty`, `isLoaded`, `rootCount`) although its published schema says
+/// snake_case; the simulator reproduces the disagreement so clients meet it in tests.
 fn info(ed: &Editor) -> Handled {
-    let mut data = scene_json(ed, ed.world.active_scene);
-    if data.is_null() {
-        data = json!({});
-    }
+    let summary = |h: i64| ed.world.scene(h);
+    let active = summary(ed.world.active_scene)
+        .map(|s| json!({"name": s.name(), "path": s.path, "isDirty": s.dirty}));
     let loaded: Vec<Value> = ed
         .world
         .scenes
         .iter()
-        .map(|s| scene_json(ed, s.handle))
-        .collect();
-    data["loaded_scene_count"] = json!(ed.world.scenes.iter().filter(|s| s.loaded).count());
-    data["scenes"] = json!(loaded);
-    data["is_playing"] = json!(ed.play.state != PlayState::Edit);
-    let name = data["name"].as_str().unwrap_or("").to_string();
-    ok(format!("Active scene: {name}."), data)
-}
-
-fn list(ed: &Editor) -> Handled {
-    let scenes: Vec<Value> = ed
-        .assets
-        .entries
-        .iter()
-        .filter(|(_, a)| matches!(a.kind, AssetKind::Scene(_)))
-        .map(|(p, a)| {
-            let open = ed.world.scene_by_path(p);
-            let build = ed.build.scenes.iter().position(|b| &b.path == p);
+        .filter(|s| s.loaded)
+        .map(|s| {
             json!({
-                "path": p, "name": scene_name(p), "guid": a.guid,
-                "loaded": open.is_some_and(|s| s.loaded),
-                "active": open.is_some_and(|s| s.handle == ed.world.active_scene),
-                "in_build": build.is_some(),
-                "build_index": build.map_or(-1, |i| i as i64),
-                "enabled_in_build": build.is_some_and(|i| ed.build.scenes[i].enabled),
+                "name": s.name(), "path": s.path, "isLoaded": s.loaded,
+                "isDirty": s.dirty, "rootCount": s.roots.len(),
             })
         })
         .collect();
-    ok(
-        format!("{} scene asset(s) in the project.", scenes.len()),
-        json!({"scenes": scenes, "count": scenes.len()}),
-    )
+    ok("OK", json!({"active": active, "loaded": loaded}))
+}
+
+/// `list`: the Build Settings scenes, as a bare JSON array.
+fn list(ed: &Editor) -> Handled {
+    let scenes: Vec<Value> = ed
+        .build
+        .scenes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| json!({"index": i, "path": b.path, "enabled": b.enabled}))
+        .collect();
+    ok("OK", Value::Array(scenes))
 }
 
 struct Walk<'e> {
@@ -473,9 +464,15 @@ mod tests {
         let hier = h.ok("scene", json!({"action": "hierarchy"}));
         let roots = hier["scenes"][0]["roots"].as_array().unwrap();
         assert!(roots.iter().any(|r| r["name"] == "Cube"));
-        assert_eq!(h.ok("scene", json!({"action": "info"}))["is_dirty"], true);
+        assert_eq!(
+            h.ok("scene", json!({"action": "info"}))["active"]["isDirty"],
+            true
+        );
         h.ok("scene", json!({"action": "save"}));
-        assert_eq!(h.ok("scene", json!({"action": "info"}))["is_dirty"], false);
+        assert_eq!(
+            h.ok("scene", json!({"action": "info"}))["active"]["isDirty"],
+            false
+        );
 
         // Additive load, set active, close.
         h.ok(
@@ -490,7 +487,10 @@ mod tests {
             "SCENE_ALREADY_LOADED"
         );
         h.ok("scene", json!({"action": "set_active", "path": "Level1"}));
-        assert_eq!(h.ok("scene", json!({"action": "info"}))["name"], "Level1");
+        assert_eq!(
+            h.ok("scene", json!({"action": "info"}))["active"]["name"],
+            "Level1"
+        );
         h.ok("scene", json!({"action": "close", "path": "Level1"}));
         assert_eq!(
             h.err("scene", json!({"action": "close", "path": "SampleScene"})),
@@ -512,9 +512,18 @@ mod tests {
             "scene",
             json!({"action": "create", "path": "Assets/Scenes/New.unity", "template": "default"}),
         );
-        assert_eq!(h.ok("scene", json!({"action": "info"}))["root_count"], 2);
+        assert_eq!(
+            h.ok("scene", json!({"action": "info"}))["loaded"][0]["rootCount"],
+            2
+        );
+        // `list` is the Build Settings list, a bare array of {index, path, enabled}.
         let list = h.ok("scene", json!({"action": "list"}));
-        assert_eq!(list["count"], 3);
+        let build = h.ok("build", json!({"action": "get_settings"}));
+        assert_eq!(
+            list.as_array().unwrap().len(),
+            build["scenes"].as_array().unwrap().len()
+        );
+        assert_eq!(list[0]["index"], 0);
         assert_eq!(
             h.err("scene", json!({"action": "load", "path": "Nope"})),
             "SCENE_NOT_FOUND"

@@ -274,8 +274,8 @@ mod tests {
     fn editor_seed_opens_sample_scene() {
         let mut h = Harness::new();
         let info = h.ok("scene", json!({"action": "info"}));
-        assert_eq!(info["path"], super::SAMPLE_SCENE);
-        assert_eq!(info["is_dirty"], false);
-        assert_eq!(info["root_count"], 4);
+        assert_eq!(info["active"]["path"], super::SAMPLE_SCENE);
+        assert_eq!(info["active"]["isDirty"], false);
+        assert_eq!(info["loaded"][0]["rootCount"], 4);
     }
 }

@@ -359,19 +359,19 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
     if !dry {
         ed.settings.groups.insert(group, next.clone());
     }
-    let mut data = json!({"group": group, "dry_run": dry, "changes": changes, "settings": next});
-    data["recompile_required"] = json!(recompile);
+    // The Connector's SetResult: each changed field with its new value (a scalar or an array,
+    // although the published schema declares every value an open object).
+    let applied: Map<String, Value> = changes
+        .iter()
+        .filter_map(|c| Some((c["key"].as_str()?.to_string(), c["to"].clone())))
+        .collect();
     let inv = Invocation::ok(
         format!(
-            "{} {group} setting change(s) {}.",
-            changes.len(),
-            if dry {
-                "previewed (dry run, nothing applied)"
-            } else {
-                "applied"
-            }
+            "{} {} {group} field(s).",
+            if dry { "Would change" } else { "Changed" },
+            applied.len()
         ),
-        data,
+        json!({"applied": applied, "dry_run": dry}),
     );
     Ok(if recompile && !dry {
         inv.with_reload(ReloadReason::ScriptCompile, true)
@@ -423,7 +423,8 @@ mod tests {
             "manage_settings",
             json!({"action": "set_physics", "gravity": [0, -20, 0], "dry_run": true}),
         );
-        assert_eq!(dry["changes"][0]["key"], "gravity");
+        assert_eq!(dry["applied"]["gravity"], json!([0.0, -20.0, 0.0]));
+        assert_eq!(dry["dry_run"], true);
         assert_eq!(
             h.ok("manage_settings", json!({"action": "get_physics"}))["gravity"][1],
             -9.81
@@ -455,7 +456,7 @@ mod tests {
             "manage_settings",
             json!({"action": "set_input", "axis": "horizontal", "dead": 0.2}),
         );
-        assert_eq!(inp["changes"][0]["key"], "axes.Horizontal.dead");
+        assert_eq!(inp["applied"]["axes.Horizontal.dead"], 0.2);
         assert_eq!(
             h.err("manage_settings", json!({"action": "set_time"})),
             "MISSING_PARAM"

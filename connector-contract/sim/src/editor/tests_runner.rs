@@ -95,14 +95,6 @@ impl TestCase {
         self.assembly = assembly.into();
         self
     }
-    fn name(&self) -> &str {
-        self.full_name.rsplit('.').next().unwrap_or(&self.full_name)
-    }
-    fn class_name(&self) -> String {
-        let mut parts: Vec<&str> = self.full_name.split('.').collect();
-        parts.pop();
-        parts.join(".")
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -123,6 +115,8 @@ pub struct TestRunner {
     runs: Vec<Run>,
     /// Answer async starts the way Connectors before `run_id` did (§7.1, §12.9).
     pub legacy_contract: bool,
+    /// How long one test takes in a synchronous EditMode run (the reply waits for the run).
+    pub sync_ms_per_test: i64,
 }
 
 impl TestRunner {
@@ -150,6 +144,7 @@ impl TestRunner {
             suite,
             runs: Vec::new(),
             legacy_contract: false,
+            sync_ms_per_test: 400,
         }
     }
 }
@@ -202,20 +197,19 @@ fn select(
         .collect()
 }
 
-/// The final envelope of a run (what the result file holds, and what a sync run returns).
+/// The final envelope of a run (what the result file holds, and what a sync run returns): the
+/// Connector's summary, where a failure is one `"<full name>: <message>"` string and a pass is a
+/// full name; skipped tests are only counted.
 fn envelope(tests: &[TestCase], selective: bool) -> FileEnvelope {
     let mut failures = Vec::new();
     let mut passes = Vec::new();
     let mut skipped = 0;
-    for (i, t) in tests.iter().enumerate() {
-        let duration = 0.01 + (i as f64) * 0.003;
+    for t in tests {
         match &t.outcome {
-            TestOutcome::Passed => passes.push(json!({"name": t.name(), "full_name": t.full_name, "duration": duration})),
-            TestOutcome::Failed { message } => failures.push(json!({
-                "name": t.name(), "full_name": t.full_name, "message": message,
-                "stack_trace": format!("at {}.{} () [0x00001] in ./Assets/Tests/{}.cs:{}", t.class_name(), t.name(), t.class_name().rsplit('.').next().unwrap_or(""), 20 + i),
-                "duration": duration,
-            })),
+            TestOutcome::Passed => passes.push(json!(t.full_name)),
+            TestOutcome::Failed { message } => {
+                failures.push(json!(format!("{}: {message}", t.full_name)))
+            }
             TestOutcome::Skipped { .. } => skipped += 1,
         }
     }
@@ -239,7 +233,7 @@ fn envelope(tests: &[TestCase], selective: bool) -> FileEnvelope {
     if !failures.is_empty() {
         return FileEnvelope {
             success: false,
-            message: format!("{} of {} test(s) failed.", failures.len(), tests.len()),
+            message: format!("{} test(s) failed.", failures.len()),
             code: Some("TESTS_FAILED".into()),
             suggestions: None,
             data: Some(data),
@@ -256,13 +250,14 @@ fn envelope(tests: &[TestCase], selective: bool) -> FileEnvelope {
     }
 }
 
-fn failure(code: &str, message: String, data: Value) -> FileEnvelope {
+/// A cancelled or interrupted run's result file: a message-only error, no `data`.
+fn failure(code: &str, message: String) -> FileEnvelope {
     FileEnvelope {
         success: false,
         message,
         code: Some(code.into()),
         suggestions: None,
-        data: Some(data),
+        data: None,
         timings: None,
     }
 }
@@ -321,7 +316,6 @@ fn blocking_run(ed: &Editor, ctx: &InvokeContext) -> Option<String> {
                 "Test run {} was interrupted: its Editor process {} is no longer running.",
                 rec.run_id, rec.owner_pid
             ),
-            json!({"run_id": rec.run_id, "mode": rec.mode, "owner_pid": rec.owner_pid}),
         );
         write_result(dir, rec.port, &rec.run_id, &env);
     }
@@ -352,13 +346,6 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
     let mode_text = a.req_str("mode")?;
     let mode = TestMode::parse(mode_text)
         .ok_or_else(|| Fail::invalid("mode", "expected EditMode or PlayMode"))?;
-    if ed.compile_errors {
-        return Err(Fail::new(
-            "TEST_RUN_START_FAILED",
-            "Scripts have compile errors; fix them before running tests.",
-        )
-        .with_data(json!({"compile_errors": true})));
-    }
     if let Some(run_id) = blocking_run(ed, ctx) {
         return Err(Fail::new(
             "TEST_RUN_ALREADY_RUNNING",
@@ -374,7 +361,10 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
     let tests = select(&ed.tests.suite, mode, &filter, &categories, &assemblies);
     let is_async = a.flag("async_results")? || mode == TestMode::PlayMode;
     if !is_async {
+        // The synchronous path: the reply comes when the run finishes, and the router holds
+        // the command lock all that time.
         let env = envelope(&tests, selective);
+        let hold = ed.tests.sync_ms_per_test.saturating_mul(tests.len() as i64);
         return Ok(Invocation::from(match env.code {
             None => HandlerOutcome::Success {
                 message: env.message,
@@ -385,7 +375,8 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
                 message: env.message,
                 data: env.data,
             },
-        }));
+        })
+        .holding_lock_for(hold));
     }
     let run_id = file_bus::hex32();
     if ed.tests.legacy_contract {
@@ -437,35 +428,63 @@ fn start(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
     ))
 }
 
+/// `list`: without a selector, counts per assembly and category; with one, the matching tests
+/// as `{full_name, assembly, categories}`.
 fn list(ed: &Editor, a: Args) -> Handled {
-    let mode = match a.str("mode")? {
-        Some(m) => TestMode::parse(m)
-            .ok_or_else(|| Fail::invalid("mode", "expected EditMode or PlayMode"))?,
-        None => TestMode::EditMode,
-    };
+    let mode_text = a
+        .str("mode")?
+        .map(str::trim)
+        .unwrap_or("EditMode")
+        .to_string();
+    let mode = TestMode::parse(&mode_text)
+        .ok_or_else(|| Fail::invalid("mode", "expected EditMode or PlayMode"))?;
     let limit = a.limit("limit", 200, 1, 2000)?;
-    let tests = select(
-        &ed.tests.suite,
-        mode,
-        &split_list(a.str("filter")?),
-        &split_list(a.str("category")?),
-        &split_list(a.str("assembly")?),
-    );
+    let filter = split_list(a.str("filter")?);
+    let categories = split_list(a.str("category")?);
+    let assemblies = split_list(a.str("assembly")?);
+    let selective = !(filter.is_empty() && categories.is_empty() && assemblies.is_empty());
+    let tests = select(&ed.tests.suite, mode, &filter, &categories, &assemblies);
     let total = tests.len();
+    if !selective {
+        let mut by_assembly: std::collections::BTreeMap<&str, usize> = Default::default();
+        let mut by_category: std::collections::BTreeMap<&str, usize> = Default::default();
+        for t in &tests {
+            *by_assembly.entry(t.assembly.as_str()).or_default() += 1;
+            for c in t.categories.iter().filter(|c| *c != "Uncategorized") {
+                *by_category.entry(c.as_str()).or_default() += 1;
+            }
+        }
+        let count = |m: std::collections::BTreeMap<&str, usize>| -> Vec<Value> {
+            m.into_iter()
+                .map(|(name, n)| json!({"name": name, "tests": n}))
+                .collect()
+        };
+        let n_assemblies = by_assembly.len();
+        return Ok(Invocation::ok(
+            format!("{total} {mode_text} test(s) in {n_assemblies} assembly(ies)."),
+            json!({"mode": mode_text, "total": total, "assemblies": count(by_assembly), "categories": count(by_category)}),
+        )
+        .with_hint("Narrow the list with filter, category or assembly to see test names."));
+    }
     let items: Vec<Value> = tests
         .iter()
         .take(limit)
-        .map(|t| {
-            json!({
-                "full_name": t.full_name, "name": t.name(), "class_name": t.class_name(),
-                "assembly": t.assembly, "mode": t.mode.as_str(), "categories": t.categories,
-            })
-        })
+        .map(|t| json!({"full_name": t.full_name, "assembly": t.assembly, "categories": t.categories}))
         .collect();
-    ok(
-        format!("{} of {total} {} test(s).", items.len(), mode.as_str()),
-        json!({"tests": items, "returned": items.len(), "total": total, "truncated": items.len() < total, "mode": mode.as_str()}),
-    )
+    let returned = items.len();
+    let inv = Invocation::ok(
+        format!("{total} test(s) match in {mode_text}."),
+        json!({"mode": mode_text, "total": total, "returned": returned, "truncated": returned < total, "tests": items}),
+    );
+    Ok(if returned < total {
+        inv.with_hint("Raise limit or narrow the selector to see every match.")
+    } else if total == 0 {
+        inv.with_hint(
+            "Nothing matched; list without a selector to see the assemblies and categories.",
+        )
+    } else {
+        inv
+    })
 }
 
 fn cancel(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
@@ -475,7 +494,6 @@ fn cancel(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
         let env = failure(
             "TEST_RUN_CANCELLED",
             format!("Test run {} was cancelled.", run.run_id),
-            json!({"run_id": run.run_id, "mode": run.mode.as_str()}),
         );
         finish_run(dir, &run, &env);
         run_ids.push(run.run_id);
@@ -493,16 +511,12 @@ fn cancel(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
         let env = failure(
             "TEST_RUN_CANCELLED",
             format!("Test run {} was cancelled.", rec.run_id),
-            json!({"run_id": rec.run_id, "mode": rec.mode}),
         );
         write_result(dir, rec.port, &rec.run_id, &env);
         run_ids.push(rec.run_id);
     }
     if run_ids.is_empty() {
-        return ok(
-            "No test run was in progress.",
-            json!({"was_running": false}),
-        );
+        return ok("No test run was active.", json!({"was_running": false}));
     }
     ok(
         format!("Cancelled {} test run(s).", run_ids.len()),
@@ -535,7 +549,6 @@ pub fn interrupt_edit_mode(ed: &mut Editor, ctx: &InvokeContext) {
                 "EditMode test run {} was interrupted by a domain reload.",
                 run.run_id
             ),
-            json!({"run_id": run.run_id, "mode": run.mode.as_str()}),
         );
         finish_run(ctx.status_dir, &run, &env);
     }
@@ -606,7 +619,13 @@ mod tests {
         let v = file_bus::read_json(&h.status().join(names::test_results(8090, &id))).unwrap();
         assert_eq!(v["code"], "TESTS_FAILED");
         assert_eq!(v["data"]["failed"], 1);
-        assert_eq!(v["data"]["failures"][0]["message"], "Expected 1 but was 2");
+        // The Connector's summary: failures as "<full name>: <message>", passes as full names.
+        assert_eq!(
+            v["data"]["failures"],
+            json!(["A.B.Broken: Expected 1 but was 2"])
+        );
+        assert_eq!(v["data"]["passes"], json!(["A.B.Ok"]));
+        assert_eq!(v["message"], "1 test(s) failed.");
 
         let id = start_async(
             &mut h,
@@ -638,6 +657,10 @@ mod tests {
         assert_eq!(c["run_ids"], json!([id]));
         let v = file_bus::read_json(&h.status().join(names::test_results(8090, &id))).unwrap();
         assert_eq!(v["code"], "TEST_RUN_CANCELLED");
+        assert!(
+            v.get("data").is_none(),
+            "cancelled results carry no data: {v}"
+        );
         assert!(!h.status().join(names::test_pending(8090, &id)).exists());
     }
 
@@ -684,11 +707,17 @@ mod tests {
         assert_eq!(v["message"], "All 4 test(s) passed.");
         h.ed.set_legacy_test_contract(false);
 
+        // Without a selector: counts per assembly and category, no test names.
         let listed = h.ok("run_tests", json!({"action": "list", "mode": "PlayMode"}));
         assert_eq!(listed["total"], 2);
-        assert_eq!(
-            h.ok("run_tests", json!({"action": "list", "category": "Fast"}))["total"],
-            2
-        );
+        assert_eq!(listed["mode"], "PlayMode");
+        assert!(listed["assemblies"][0]["tests"].is_u64(), "{listed}");
+        assert!(listed.get("tests").is_none(), "{listed}");
+        // With one: {full_name, assembly, categories} entries.
+        let fast = h.ok("run_tests", json!({"action": "list", "category": "Fast"}));
+        assert_eq!(fast["total"], 2);
+        assert_eq!(fast["returned"], 2);
+        let keys: Vec<&String> = fast["tests"][0].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["assembly", "categories", "full_name"]);
     }
 }
