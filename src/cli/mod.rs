@@ -8,6 +8,7 @@
 mod call;
 mod context;
 mod doctor;
+pub mod input;
 mod list;
 mod output;
 mod status;
