@@ -6,7 +6,8 @@
 //! # Layout
 //! - `shape`: [`shape_result`] decides Inline / Spilled / Withheld for one Connector result,
 //!   with the [`InlineCap`] (`HERA_MCP_MAX_INLINE_BYTES`, default 16 KiB of compact JSON).
-//! - `screen`: credential screening, run on **every** result.
+//! - `screen`: credential screening, run on **every** result (and on every resource read).
+//! - `ruleset`: the vendored Gitleaks rules (`rules/`) that `screen` applies.
 //! - `preview`: the bounded preview of a spilled or withheld result (counts, first items, the
 //!   pointers of the big arrays).
 //! - `store`: [`ResultStore`], the TTL- and byte-capped cache under
@@ -77,6 +78,7 @@
 //! ```
 
 mod preview;
+mod ruleset;
 mod schema;
 mod screen;
 mod shape;

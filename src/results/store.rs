@@ -172,6 +172,10 @@ pub enum StoreError {
     )]
     Integrity { uri: String, detail: String },
     #[error(
+        "result {uri} holds {findings} credential-shaped value(s) and will not be served; the cached copy was removed. Look at the data in the Unity Editor, or call the tool again with arguments that leave the credentials out."
+    )]
+    Withheld { uri: String, findings: usize },
+    #[error(
         "the result is {bytes} bytes on disk, over the {cap}-byte cache cap for one project; call the tool again with projection arguments (limit, fields, ids only) to make it smaller, or raise {CAP_ENV}."
     )]
     TooLarge { bytes: u64, cap: u64 },
@@ -194,6 +198,7 @@ impl StoreError {
             StoreError::InvalidRange { .. } => "RESULT_RANGE_INVALID",
             StoreError::NotFound { .. } => "RESULT_NOT_FOUND",
             StoreError::Integrity { .. } => "RESULT_INTEGRITY_FAILED",
+            StoreError::Withheld { .. } => "RESULT_WITHHELD",
             StoreError::TooLarge { .. } => "RESULT_TOO_LARGE",
             StoreError::Storage { .. } => "RESULT_STORAGE_FAILED",
         }
@@ -550,6 +555,21 @@ impl ResultStore {
             uri: parsed.base(),
             detail: "the payload is not UTF-8 text".into(),
         })?;
+        // Screened again on the way out: the file may predate a ruleset that now flags it, and a
+        // read must never be the way a credential reaches the agent.
+        let doc: Value = serde_json::from_str(&text).map_err(|_| StoreError::Integrity {
+            uri: parsed.base(),
+            detail: "the payload is not JSON".into(),
+        })?;
+        let screening = super::screen::screen(&doc);
+        drop(doc);
+        if !screening.is_clean() {
+            let _ = fs::remove_file(self.file_path(&parsed.project, &parsed.id));
+            return Err(StoreError::Withheld {
+                uri: parsed.base(),
+                findings: screening.total,
+            });
+        }
         let (text, mime_type, served) = match parsed.range.clone() {
             None => (text, JSON_MIME, None),
             Some(ReadRange::Bytes { offset, length }) => {

@@ -1300,3 +1300,20 @@ fn an_untrustworthy_key_file_is_replaced_and_old_results_stop_verifying() {
             .is_err()
     );
 }
+
+#[test]
+fn a_stored_result_that_now_screens_as_a_secret_is_not_served() {
+    // The store does not screen on write (shaping does, before it spills); a read screens again.
+    let f = fixture(StoreConfig::default());
+    let body = serde_json::to_vec(&json!({"success": true, "message": "ok",
+        "data": {"env": "DB_PASSWORD=CorrectHorse-Battery9"}}))
+    .unwrap();
+    let stored = f.store.put(&f.project, &body, &meta("x")).unwrap();
+    let err = f
+        .store
+        .read_as(&f.project, &stored.uri.to_string(), None)
+        .unwrap_err();
+    assert_eq!(err.code(), "RESULT_WITHHELD", "{err}");
+    assert!(!err.to_string().contains("CorrectHorse"));
+    assert!(!file_of(&f, &stored).exists(), "the cached copy is removed");
+}
