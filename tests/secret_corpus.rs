@@ -294,6 +294,19 @@ pub fn benign() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// One JSON line for `tools/reliability/run`, when it asks (`HERA_RELIABILITY_OUT`).
+fn report(line: Value) {
+    if let Ok(path) = std::env::var("HERA_RELIABILITY_OUT") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap();
+        writeln!(f, "{line}").unwrap();
+    }
+}
+
 fn as_result(text: &str) -> Value {
     json!({"success": true, "message": "ok", "data": {"text": text}})
 }
@@ -312,6 +325,10 @@ fn every_synthetic_secret_is_withheld() {
         .filter(|(_, s)| screen(&as_result(s)).is_clean())
         .map(|(f, _)| *f)
         .collect();
+    report(
+        json!({"kind": "secrets", "secrets": all.len(), "formats": formats.len(),
+        "withheld": all.len() - missed.len()}),
+    );
     assert!(missed.is_empty(), "secrets not withheld: {missed:?}");
 }
 
@@ -326,6 +343,7 @@ fn every_benign_look_alike_is_kept() {
             (!sc.is_clean()).then(|| format!("{k}: {:?}", sc.findings))
         })
         .collect();
+    report(json!({"kind": "benign", "benign": all.len(), "kept": all.len() - flagged.len()}));
     assert!(flagged.is_empty(), "benign values withheld: {flagged:#?}");
 }
 
