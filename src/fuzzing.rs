@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// stdio target drives the real framing code without `mcp` exporting its transport. Once
 /// `mcp::transport` is visible to the crate this becomes a `use`.
 #[path = "mcp/transport.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)]
 mod transport;
 
 /// What one run of [`stdio_frames`] saw.
@@ -125,18 +125,15 @@ pub fn catalog_text(data: &[u8]) {
 /// A heartbeat file's bytes: bounded parsing and the instance built from it. Properties: no
 /// panic; anything over the size bound is refused unparsed.
 pub fn heartbeat_bytes(data: &[u8]) {
-    match crate::discovery::parse_heartbeat(data) {
-        Ok(hb) => {
-            assert!(data.len() as u64 <= crate::discovery::MAX_HEARTBEAT_BYTES);
-            let i = crate::discovery::Instance::from_heartbeat(hb, "fuzz.json".into());
-            let _ = (
-                i.project_id(),
-                i.is_active(),
-                i.is_stale(0),
-                i.domain_epoch(),
-            );
-        }
-        Err(_) => {}
+    if let Ok(hb) = crate::discovery::parse_heartbeat(data) {
+        assert!(data.len() as u64 <= crate::discovery::MAX_HEARTBEAT_BYTES);
+        let i = crate::discovery::Instance::from_heartbeat(hb, "fuzz.json".into());
+        let _ = (
+            i.project_id(),
+            i.is_active(),
+            i.is_stale(0),
+            i.domain_epoch(),
+        );
     }
 }
 

@@ -212,8 +212,8 @@ fn after_stdout_closes_nothing_further_executes() {
     }
     if !exited {
         let _ = child.kill();
-        let _ = child.wait();
     }
+    let _ = child.wait();
     let ran = sim.side_effects_of("manage_gameobject", Some("create"));
     assert!(ran <= 1, "{ran} mutations ran after stdout closed");
     assert!(exited, "the session did not end after stdout closed");
