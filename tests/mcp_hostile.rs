@@ -219,3 +219,20 @@ fn after_stdout_closes_nothing_further_executes() {
     assert!(exited, "the session did not end after stdout closed");
     drop(stdin);
 }
+
+/// F10: an approval token in a call must not reach stderr at any log level.
+#[test]
+#[ignore = "red until mcp::serve caps rmcp::service at info in its log filter (rmcp logs whole requests at debug)"]
+fn tokens_are_never_logged() {
+    let dir = tempfile::tempdir().unwrap();
+    let _sim = start_sim(dir.path());
+    let marker = "eyJ0b2tlbi1sb2ctbWFya2VyIjoxfQ.c2lnbmF0dXJlLW1hcmtlcg";
+    let mut p = McpProc::start(dir.path(), &[], &[], &[("RUST_LOG", "trace")]);
+    p.initialize("2025-11-25");
+    let _ = p.call_structured(
+        "tool_call",
+        json!({"name": "console", "arguments": {"action": "clear"}, "approval_token": marker}),
+    );
+    let (_, _) = p.shutdown(Duration::from_secs(10));
+    assert!(!p.stderr().contains(marker), "an approval token was logged");
+}
