@@ -32,6 +32,8 @@ pub mod catalog;
 pub mod cli;
 pub mod connector;
 pub mod discovery;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod mcp;
 pub mod platform;
 pub mod policy;

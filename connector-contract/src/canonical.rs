@@ -681,6 +681,31 @@ fn civil_text(secs: i64) -> String {
     )
 }
 
+/// HMAC-SHA256 of the concatenation of `parts` under `key`, as lowercase hex. The project's one
+/// keyed hash besides the approval tokens (the result cache seals its headers with it).
+pub fn hmac_sha256_hex(key: &[u8], parts: &[&[u8]]) -> String {
+    use hmac::Mac;
+    let mut mac = hmac::Hmac::<Sha256>::new_from_slice(key).expect("HMAC accepts any key length");
+    for p in parts {
+        mac.update(p);
+    }
+    let mut out = String::with_capacity(64);
+    for b in mac.finalize().into_bytes() {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// Whether `tag` is the HMAC-SHA256 of `parts` under `key`, compared in constant time.
+pub fn hmac_sha256_verify(key: &[u8], parts: &[&[u8]], tag: &[u8]) -> bool {
+    use hmac::Mac;
+    let mut mac = hmac::Hmac::<Sha256>::new_from_slice(key).expect("HMAC accepts any key length");
+    for p in parts {
+        mac.update(p);
+    }
+    mac.verify_slice(tag).is_ok()
+}
+
 /// `sha256:` + lowercase hex digest. The one hashing routine of the project.
 pub fn sha256_prefixed(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -8,6 +8,7 @@
 use super::CallArgs;
 use super::context::Globals;
 use super::exit;
+use super::input::{ArgsInputError, ArgsSource, read_args_text};
 use super::output::{Failure, print_success};
 use crate::connector::{ClientKind, Preflight};
 use crate::policy::CallPolicy;
@@ -16,7 +17,7 @@ use crate::session::{
     Decision, IssuedApprovals, label,
 };
 use serde_json::{Map, Value, json};
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{BufRead, IsTerminal, Write};
 
 /// How the user consented, if at all, before the call.
 #[derive(Debug, Clone)]
@@ -102,25 +103,16 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
 
 /// `--args` as a JSON object (`-` = stdin, `@path` = file), with the positional action merged.
 fn read_params(a: &CallArgs) -> Result<Map<String, Value>, Failure> {
+    // Bounded by the Connector's body limit: `@/dev/zero` or a huge pipe ends in a clear error.
     let text = match a.args.as_deref() {
         None => "{}".to_string(),
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                Failure::usage(
-                    "INVALID_ARGUMENT",
-                    format!("cannot read --args from stdin: {e}"),
-                )
-            })?;
-            s
-        }
-        Some(p) if p.starts_with('@') => std::fs::read_to_string(&p[1..]).map_err(|e| {
-            Failure::usage(
-                "INVALID_ARGUMENT",
-                format!("cannot read --args file {}: {e}", &p[1..]),
-            )
+        Some(spec) => read_args_text(&ArgsSource::parse(spec)).map_err(|e| {
+            let code = match e {
+                ArgsInputError::TooLarge { .. } => "REQUEST_TOO_LARGE",
+                _ => "INVALID_ARGUMENT",
+            };
+            Failure::usage(code, e.to_string())
         })?,
-        Some(t) => t.to_string(),
     };
     let value: Value = serde_json::from_str(&text).map_err(|e| {
         Failure::usage(

@@ -107,6 +107,7 @@ pub async fn run_checks(g: &Globals) -> Vec<Check> {
             None
         }
     };
+    out.extend(trust_checks(scan.as_ref(), chosen.as_ref()));
     let Some(inst) = chosen else {
         for (id, title) in [
             ("liveness", "liveness and age"),
@@ -450,6 +451,67 @@ async fn catalog_check(g: &Globals, client: &ConnectorClient) -> Check {
              custom tool with a broken contract breaks the catalog until it is fixed",
         ),
     }
+}
+
+/// Whom we would talk to: the heartbeat files discovery refused (another owner, a writable
+/// directory, oversized, future-dated, a link), and who holds the chosen Editor's port.
+fn trust_checks(
+    scan: Option<&discovery::Scan>,
+    chosen: Option<&discovery::Instance>,
+) -> Vec<Check> {
+    let mut out = Vec::new();
+    if let Some(scan) = scan {
+        out.push(if scan.ignored.is_empty() {
+            check(
+                "heartbeat_trust",
+                "heartbeat files trusted",
+                Status::Ok,
+                if cfg!(unix) {
+                    "owner, directory permissions, size and timestamp checked; none ignored"
+                } else {
+                    "size and timestamp checked; file ownership is not checked on this OS"
+                },
+            )
+        } else {
+            let lines: Vec<String> = scan
+                .ignored
+                .iter()
+                .map(|i| format!("{} [{}]: {}", i.file.display(), i.reason.code(), i.reason.describe()))
+                .collect();
+            check(
+                "heartbeat_trust",
+                "heartbeat files trusted",
+                Status::Warn,
+                format!("{} ignored: {}", lines.len(), lines.join("; ")),
+            )
+            .fix(
+                "Only heartbeats written by your own Unity Editor are used. Remove files you do not \
+                 recognize and make the instances directory private (chmod 700)",
+            )
+        });
+    }
+    out.push(match chosen {
+        None => skip("listener", "listener owner", "no instance chosen"),
+        Some(i) => {
+            let verdict = discovery::verify_listener(i.port(), i.pid());
+            let detail = verdict.describe(i.port());
+            match verdict {
+                discovery::ListenerCheck::Verified { .. } => {
+                    check("listener", "listener owner", Status::Ok, detail)
+                }
+                discovery::ListenerCheck::Stranger { .. } => {
+                    check("listener", "listener owner", Status::Fail, detail).fix(
+                        "Another user's program holds the Editor's port: nothing will be sent to it. \
+                         Stop that program (see `ss -ltnp`), then restart Unity so it binds a port of its own",
+                    )
+                }
+                discovery::ListenerCheck::NotListening | discovery::ListenerCheck::Unverifiable { .. } => {
+                    check("listener", "listener owner", Status::Warn, detail)
+                }
+            }
+        }
+    });
+    out
 }
 
 /// Checks that need no Editor.

@@ -12,6 +12,7 @@ mod call;
 mod context;
 mod doctor;
 mod generated;
+pub mod input;
 mod list;
 mod output;
 pub mod setup;
@@ -107,6 +108,11 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "HERA_AGENT_TIMEOUT_MS", value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
+    /// Send changes and approval tokens even to a listener whose owner this platform cannot
+    /// check (a listener of another user is never trusted). Off by default.
+    #[arg(long, global = true, env = "HERA_AGENT_ALLOW_UNVERIFIED_LISTENER",
+          value_parser = boolean("HERA_AGENT_ALLOW_UNVERIFIED_LISTENER"))]
+    pub allow_unverified_listener: bool,
     /// Progress on stderr (e.g. while waiting for a compiling Editor) even when stderr is not a
     /// terminal.
     #[arg(long, global = true, env = "HERA_AGENT_VERBOSE", value_parser = boolean("HERA_AGENT_VERBOSE"))]
@@ -367,6 +373,7 @@ pub fn main() -> ExitCode {
         }
     };
     init_tracing();
+    crate::connector::allow_unverified_listener(cli.globals.allow_unverified_listener);
     if let Command::Mcp(m) = &cli.command {
         return crate::mcp::run(crate::mcp::McpOptions {
             enabled: m.enabled,

@@ -26,6 +26,7 @@ pub struct LegacyListing {
 fn list_options(client: &ConnectorClient) -> CallOptions {
     CallOptions {
         idempotent: true,
+        read_only: true,
         timeout: Some(client.timeout().min(CATALOG_TIMEOUT)),
         ..Default::default()
     }

@@ -81,6 +81,10 @@ pub enum ConnectorError {
     #[error("tool catalog rejected: {0}")]
     CatalogInvalid(String),
 
+    /// The socket on the Editor's port is not provably the Editor's: nothing was sent to it.
+    #[error("{reason}; nothing was sent to port {port}")]
+    UntrustedListener { port: u16, reason: String },
+
     /// Bad input from our caller, caught before sending.
     #[error("{message}")]
     InvalidRequest { code: &'static str, message: String },
@@ -103,6 +107,7 @@ impl ConnectorError {
                 envelope.code.as_deref().unwrap_or("UNITY_ERROR")
             }
             ConnectorError::CatalogInvalid(_) => "CATALOG_INVALID",
+            ConnectorError::UntrustedListener { .. } => "UNTRUSTED_LISTENER",
             ConnectorError::InvalidRequest { code, .. } => code,
         }
     }
@@ -134,7 +139,8 @@ impl ConnectorError {
             ConnectorError::TargetLost { project, port, .. } => {
                 json!({"project": project, "port": port})
             }
-            ConnectorError::ConnectFailed { port, .. } => json!({"port": port}),
+            ConnectorError::ConnectFailed { port, .. }
+            | ConnectorError::UntrustedListener { port, .. } => json!({"port": port}),
             ConnectorError::HttpStatus { status, .. } => json!({"status": status}),
             ConnectorError::Rejected { envelope } => envelope.data.clone().unwrap_or(Value::Null),
             _ => Value::Null,

@@ -102,6 +102,22 @@ pub struct CallOptions {
     /// The call's `arguments_hash` when the caller already computed it (one hash per call);
     /// otherwise computed here.
     pub arguments_hash: Option<String>,
+    /// The resolved safety says the call only reads. Reads may go to a listener whose owner
+    /// cannot be checked on this platform; changes and tokens never do.
+    pub read_only: bool,
+}
+
+/// Whether changes and tokens may be sent to a listener whose owner this platform cannot check
+/// (`--allow-unverified-listener`). Set once at startup; off by default.
+static ALLOW_UNVERIFIED_LISTENER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Records the `--allow-unverified-listener` choice for this process (first call wins).
+pub fn allow_unverified_listener(allow: bool) {
+    let _ = ALLOW_UNVERIFIED_LISTENER.set(allow);
+}
+
+fn unverified_listener_allowed() -> bool {
+    ALLOW_UNVERIFIED_LISTENER.get().copied().unwrap_or(false)
 }
 
 /// A `/command` answer, with the ids it was sent under.
@@ -148,6 +164,8 @@ pub struct BatchItem {
 enum Exchange {
     Command {
         tool: String,
+        /// Reads only and carries no token: may go to an unverifiable listener.
+        harmless: bool,
         operation_id: OperationId,
         /// The call may run twice harmlessly (resolved safety).
         idempotent: bool,
@@ -313,6 +331,7 @@ impl ConnectorClient {
                 .has_feature(FEATURE_OPERATION_LEDGER);
         let exchange = Exchange::Command {
             tool: tool.to_string(),
+            harmless: opts.read_only && opts.approval_token.is_none(),
             operation_id: operation_id.clone(),
             idempotent: opts.idempotent,
             resend_ok,
@@ -470,7 +489,10 @@ impl ConnectorClient {
                     "the Editor is not listening yet (heartbeat port 0)".into(),
                 ))
             } else {
-                transport::post(port, path, body.clone(), deadline - now).await
+                match self.check_listener(kind, &target).await? {
+                    Some(not_yet) => Err(AttemptError::NotDelivered(not_yet)),
+                    None => transport::post(port, path, body.clone(), deadline - now).await,
+                }
             };
             let attempt = attempt.and_then(|raw| {
                 if !kind.expects_envelope() || raw.status != 200 {
@@ -527,6 +549,48 @@ impl ConnectorClient {
                     .await);
             }
             tokio::time::sleep(RETRY_INTERVAL).await;
+        }
+    }
+
+    /// Before every send (resends included): is the socket on the heartbeat's port the Editor's?
+    /// A stranger's is never sent anything; an unverifiable one only harmless reads, unless the
+    /// user allowed it. `Ok(Some(_))`: nothing listens right now (not delivered; retried).
+    async fn check_listener(
+        &self,
+        kind: &Exchange,
+        target: &Instance,
+    ) -> Result<Option<String>, ConnectorError> {
+        let port = target.port();
+        let pid = target.pid();
+        let check = tokio::task::spawn_blocking(move || discovery::verify_listener(port, pid))
+            .await
+            .unwrap_or_else(|e| discovery::ListenerCheck::Unverifiable {
+                why: format!("the check did not run: {e}"),
+            });
+        let harmless = matches!(kind, Exchange::Command { harmless: true, .. });
+        match &check {
+            discovery::ListenerCheck::Verified { .. } => Ok(None),
+            discovery::ListenerCheck::NotListening => Ok(Some(check.describe(port))),
+            discovery::ListenerCheck::Unverifiable { .. }
+                if harmless || unverified_listener_allowed() =>
+            {
+                Ok(None)
+            }
+            discovery::ListenerCheck::Unverifiable { .. } => {
+                Err(ConnectorError::UntrustedListener {
+                    port,
+                    reason: format!(
+                        "{}, so a change or an approval token is not sent there (start with \
+                         --allow-unverified-listener / HERA_AGENT_ALLOW_UNVERIFIED_LISTENER=1 to \
+                         accept that risk on this machine)",
+                        check.describe(port)
+                    ),
+                })
+            }
+            discovery::ListenerCheck::Stranger { .. } => Err(ConnectorError::UntrustedListener {
+                port,
+                reason: check.describe(port),
+            }),
         }
     }
 

@@ -9,6 +9,9 @@
 //! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
 //! - [`wait_for_alive`]: before a request, wait (bounded) for a busy Editor's heartbeat to move.
 //! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
+//! - [`verify_listener`]: is the socket on the heartbeat's port the Editor's, or a stranger's?
+//! - [`Scan::ignored`]: heartbeat files not trusted (another owner, a writable directory, over
+//!   64 KiB, dated in the future), each with an [`IgnoreReason`].
 //!
 //! Files: `home` (directories), `instance` (reading one heartbeat, the scan), `liveness` (dead
 //! processes), `select` (the selection rules), `alive` (wait-for-alive), `watch` (following).
@@ -16,6 +19,7 @@
 mod alive;
 mod home;
 mod instance;
+mod listener;
 mod liveness;
 mod select;
 mod watch;
@@ -25,9 +29,15 @@ pub use alive::{
     is_alive_state, wait_for_alive, wait_for_alive_observed,
 };
 pub use home::{AgentHome, user_home};
+#[cfg(unix)]
+pub use instance::our_uid;
 pub use instance::{
-    Instance, READ_ATTEMPTS, READ_RETRY_PAUSE, STALE_AFTER_MS, Scan, now_ms, read_heartbeat, scan,
-    scan_async,
+    FUTURE_SKEW_MS, IgnoreReason, IgnoredHeartbeat, Instance, MAX_HEARTBEAT_BYTES, READ_ATTEMPTS,
+    READ_RETRY_PAUSE, STALE_AFTER_MS, Scan, now_ms, parse_heartbeat, read_bounded, read_heartbeat,
+    scan, scan_async,
+};
+pub use listener::{
+    ListenerCheck, ListeningSocket, VerifiedBy, listeners_for, verdict, verify_listener,
 };
 pub use liveness::{EditorLiveness, PRESUMED_GONE_AFTER_MS, judge, judge_with, pid_alive};
 pub use select::{
@@ -105,6 +115,17 @@ pub enum DiscoveryError {
     EditorGone { project: String, reason: String },
     #[error("invalid port {0:?}: expected a number from 1 to 65535")]
     InvalidPort(String),
+    /// Nothing trustworthy matched, but heartbeat files that claim the target were ignored.
+    #[error(
+        "no trusted Unity heartbeat for {wanted}: {} ignored ({}). Run `hera-agent-unity doctor` for details",
+        ignored.len(),
+        ignored.join("; ")
+    )]
+    UntrustedHeartbeats {
+        wanted: String,
+        /// `<file>: <reason>` for each ignored file that claimed the target.
+        ignored: Vec<String>,
+    },
 }
 
 impl DiscoveryError {
@@ -130,6 +151,8 @@ impl DiscoveryError {
                 "EDITOR_NOT_READY"
             }
             DiscoveryError::EditorGone { .. } => "EDITOR_NOT_RUNNING",
+            // As far as we can trust, no Editor runs; the message names what was ignored.
+            DiscoveryError::UntrustedHeartbeats { .. } => "EDITOR_NOT_RUNNING",
             DiscoveryError::TargetMismatch { .. } => "TARGET_MISMATCH",
             DiscoveryError::AmbiguousProject { .. } => "AMBIGUOUS_PROJECT",
             DiscoveryError::InvalidPort(_) => "INVALID_ARGUMENT",
@@ -171,6 +194,9 @@ impl DiscoveryError {
                 json!({"project": project, "reason": reason})
             }
             DiscoveryError::InvalidPort(p) => json!({"port": p}),
+            DiscoveryError::UntrustedHeartbeats { wanted, ignored } => {
+                json!({"wanted": wanted, "ignored_heartbeats": ignored})
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Choosing one Editor from a scan (§1.6), and finding a project again after it moved.
 
 use super::DiscoveryError;
-use super::instance::{Instance, Scan};
+use super::instance::{IgnoredHeartbeat, Instance, Scan};
 use hera_connector_contract::identity::{PathFlavor, normalize_project_path};
 use std::path::{Path, PathBuf};
 
@@ -80,14 +80,46 @@ fn newest<'a>(it: impl Iterator<Item = &'a Instance>) -> Option<&'a Instance> {
 /// 4. the newest active heartbeat.
 ///
 /// The chosen heartbeat must have a port; `port: 0` means "not listening yet" (retryable).
+///
+/// When nothing trusted matches but ignored heartbeat files claim the target (another user's
+/// file, a future timestamp…), the error says so instead of "not running".
 pub fn select(scan: &Scan, sel: &Selector) -> Result<Instance, DiscoveryError> {
-    let chosen = select_any(scan, sel)?;
+    let chosen = select_any(scan, sel).map_err(|e| explain_ignored(scan, sel, e))?;
     if !chosen.is_listening() {
         return Err(DiscoveryError::NotListening {
             project: chosen.project_path.clone(),
         });
     }
     Ok(chosen)
+}
+
+/// Turns "nothing found" into [`DiscoveryError::UntrustedHeartbeats`] when ignored files claim
+/// what was asked for.
+fn explain_ignored(scan: &Scan, sel: &Selector, e: DiscoveryError) -> DiscoveryError {
+    let claims = |i: &&IgnoredHeartbeat| match (&e, sel.port, &sel.project) {
+        (DiscoveryError::NoInstanceOnPort { .. }, Some(port), _) => i.claimed_port == Some(port),
+        (DiscoveryError::ProjectNotFound { .. }, None, Some(project)) => i
+            .claimed_project
+            .as_deref()
+            .is_some_and(|p| norm(p).contains(&norm(project))),
+        (DiscoveryError::NoInstancesRunning { .. }, _, _) => true,
+        _ => false,
+    };
+    let ignored: Vec<String> = scan
+        .ignored
+        .iter()
+        .filter(claims)
+        .map(|i| format!("{}: {}", i.file.display(), i.reason.describe()))
+        .collect();
+    if ignored.is_empty() {
+        return e;
+    }
+    let wanted = match (sel.port, &sel.project) {
+        (Some(port), _) => format!("port {port}"),
+        (None, Some(project)) => format!("project {project}"),
+        _ => "any project".to_string(),
+    };
+    DiscoveryError::UntrustedHeartbeats { wanted, ignored }
 }
 
 fn select_any(scan: &Scan, sel: &Selector) -> Result<Instance, DiscoveryError> {

@@ -202,7 +202,8 @@ async fn serve(
     let server = server::HeraServer::new(calls, surface);
     let eof = Arc::new(tokio::sync::Notify::new());
     let (stdin, stdout) = rmcp::transport::stdio();
-    let transport = transport::LineTransport::new(stdin, stdout, eof.clone());
+    let transport = transport::LineTransport::new(stdin, stdout, eof.clone())
+        .with_output_probe(transport::stdout_closed);
 
     let code = match server.serve(transport).await {
         Ok(running) => {

@@ -436,7 +436,18 @@ impl ServerHandler for HeraServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let results = self.calls.results.clone();
         let uri = request.uri.clone();
-        let read = tokio::task::spawn_blocking(move || results.read(&uri, None))
+        // Only this session's project's results are served, whatever the URI names.
+        let Some(project) = self
+            .session
+            .project_id()
+            .and_then(|id| ProjectKey::from_project_id(&id).ok())
+        else {
+            return Err(ErrorData::resource_not_found(
+                "no result of this project is stored (no Editor or catalog is known yet)",
+                Some(json!({"uri": request.uri})),
+            ));
+        };
+        let read = tokio::task::spawn_blocking(move || results.read_as(&project, &uri, None))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match read {

@@ -10,7 +10,11 @@
 //!   `-32600` with `null`; the session continues in every case;
 //! - notifications and stray responses before the lifecycle starts are dropped (they need no
 //!   reply), so an early `notifications/initialized` cannot kill the server;
-//! - stdin EOF is signalled to `run`, which exits without waiting rmcp's 5 s for in-flight work.
+//! - stdin EOF is signalled to `run`, which exits without waiting rmcp's 5 s for in-flight work;
+//! - a request whose id is already in flight gets `-32600` with that id and is not delivered
+//!   (two calls under one id would both run, and only one answer could reach the client);
+//! - once stdout is gone (a write failed, or the [`OutputProbe`] says the reader closed it),
+//!   the session is over: nothing more is delivered, and `run` is told as for stdin EOF.
 //!
 //! Reads are cancellation-safe: `receive` is polled inside rmcp's `select!`, so a partial line
 //! stays in `self.line` until its newline arrives.
@@ -19,13 +23,65 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion}
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
+use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Notify};
 
 /// The longest line accepted (one JSON-RPC message), as rmcp's default.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Answers whether the peer has closed our output, without writing to it.
+pub type OutputProbe = fn() -> bool;
+
+/// [`OutputProbe`] for the process's stdout: a pipe whose reader went away polls `POLLERR`
+/// (`POLLHUP` on some systems). A terminal or a file never reports that.
+#[cfg(unix)]
+pub fn stdout_closed() -> bool {
+    output_fd_closed(libc::STDOUT_FILENO)
+}
+
+#[cfg(unix)]
+fn output_fd_closed(fd: libc::c_int) -> bool {
+    let mut fd = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, zero timeout.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+}
+
+/// Without `poll` a closed stdout is only noticed by the first failed write.
+#[cfg(not(unix))]
+pub fn stdout_closed() -> bool {
+    false
+}
+
+/// The ids of requests delivered and not yet answered, as their JSON text (`1` and `"1"` differ).
+#[derive(Default)]
+struct InFlight(std::sync::Mutex<HashSet<String>>);
+
+impl InFlight {
+    fn key(id: &rmcp::model::RequestId) -> String {
+        serde_json::to_string(id).unwrap_or_default()
+    }
+    /// Records `id`; false when it is already in flight.
+    fn begin(&self, id: &rmcp::model::RequestId) -> bool {
+        self.0
+            .lock()
+            .map(|mut s| s.insert(Self::key(id)))
+            .unwrap_or(true)
+    }
+    fn end(&self, id: &rmcp::model::RequestId) {
+        if let Ok(mut s) = self.0.lock() {
+            s.remove(&Self::key(id));
+        }
+    }
+}
 
 pub struct LineTransport<R, W> {
     reader: BufReader<R>,
@@ -37,6 +93,10 @@ pub struct LineTransport<R, W> {
     eof: Arc<Notify>,
     /// Error replies still being written (see [`LineTransport::reply`]); `close` waits for them.
     replies: Vec<tokio::task::JoinHandle<()>>,
+    in_flight: Arc<InFlight>,
+    /// Set once output is known to be gone; from then on nothing is delivered.
+    output_closed: Arc<AtomicBool>,
+    probe: Option<OutputProbe>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -55,7 +115,29 @@ where
             started: false,
             eof,
             replies: Vec::new(),
+            in_flight: Arc::default(),
+            output_closed: Arc::default(),
+            probe: None,
         }
+    }
+
+    /// Checks `probe` before each request is delivered, so a request that arrives after the
+    /// client closed our stdout is not executed (the first failed write would come too late:
+    /// after the call ran). The server passes [`stdout_closed`].
+    pub fn with_output_probe(mut self, probe: OutputProbe) -> Self {
+        self.probe = Some(probe);
+        self
+    }
+
+    fn output_gone(&self) -> bool {
+        if self.output_closed.load(Ordering::SeqCst) {
+            return true;
+        }
+        if self.probe.is_some_and(|p| p()) {
+            self.output_closed.store(true, Ordering::SeqCst);
+            return true;
+        }
+        false
     }
 
     #[cfg(test)]
@@ -222,10 +304,14 @@ where
     fn reply(&mut self, frame: &Value) {
         let bytes = serde_json::to_vec(frame).expect("a JSON value serializes");
         let writer = self.writer.clone();
+        let closed = self.output_closed.clone();
         self.replies.retain(|h| !h.is_finished());
         self.replies.push(tokio::spawn(async move {
             if let Err(e) = write_line(&writer, &bytes).await {
                 tracing::debug!("could not answer a malformed line: {e}");
+                if e.kind() != std::io::ErrorKind::NotConnected {
+                    closed.store(true, Ordering::SeqCst);
+                }
             }
         }));
     }
@@ -243,14 +329,38 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let answered = match &item {
+            rmcp::model::JsonRpcMessage::Response(r) => Some(r.id.clone()),
+            rmcp::model::JsonRpcMessage::Error(e) => e.id.clone(),
+            _ => None,
+        };
+        let in_flight = self.in_flight.clone();
+        let closed = self.output_closed.clone();
+        let eof = self.eof.clone();
         async move {
+            if let Some(id) = &answered {
+                in_flight.end(id);
+            }
             let bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            write_line(&writer, &bytes).await
+            let written = write_line(&writer, &bytes).await;
+            if let Err(e) = &written
+                && e.kind() != std::io::ErrorKind::NotConnected
+            {
+                // The client closed our stdout: the session is over.
+                tracing::info!("stdout closed ({e}); ending the session");
+                closed.store(true, Ordering::SeqCst);
+                eof.notify_one();
+            }
+            written
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if self.output_gone() {
+                self.eof.notify_one();
+                return None;
+            }
             match self.read_line().await {
                 Ok(Read::Line) => {}
                 Ok(Read::Oversized) => {
@@ -272,6 +382,15 @@ where
             let body = line.strip_suffix(b"\n").unwrap_or(&line);
             match judge(body) {
                 Verdict::Deliver(message) => {
+                    // Checked again here: the line may have waited in the pipe while the
+                    // client went away.
+                    if self.output_gone() {
+                        tracing::info!(
+                            "stdout is closed; not executing a request that came after it"
+                        );
+                        self.eof.notify_one();
+                        return None;
+                    }
                     if !self.started {
                         match message.as_ref() {
                             ClientJsonRpcMessage::Request(r) => {
@@ -286,6 +405,29 @@ where
                                 continue;
                             }
                         }
+                    }
+                    match message.as_ref() {
+                        ClientJsonRpcMessage::Request(r) if !self.in_flight.begin(&r.id) => {
+                            let id = serde_json::to_value(&r.id).unwrap_or(Value::Null);
+                            tracing::warn!("refusing a request whose id is already in flight");
+                            self.reply(&error_frame(
+                                id,
+                                -32600,
+                                "Invalid Request: a request with this id is still in flight; \
+                                 use a new id for every request (this one was not executed)",
+                            ));
+                            continue;
+                        }
+                        ClientJsonRpcMessage::Notification(n) => {
+                            // A cancelled request will get no answer: its id may be used again.
+                            if let rmcp::model::ClientNotification::CancelledNotification(c) =
+                                &n.notification
+                                && let Some(id) = &c.params.request_id
+                            {
+                                self.in_flight.end(id);
+                            }
+                        }
+                        _ => {}
                     }
                     return Some(*message);
                 }
@@ -380,5 +522,119 @@ mod tests {
         assert_eq!(delivered, 1);
         assert_eq!(out.len(), 1);
         assert!(out[0].contains("-32600"));
+    }
+
+    const INIT: &str = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n";
+
+    fn call(id: &str) -> String {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"tool_call\",\"arguments\":{{}}}}}}\n"
+        )
+    }
+
+    fn request_id(m: &RxJsonRpcMessage<RoleServer>) -> Option<String> {
+        match m {
+            ClientJsonRpcMessage::Request(r) => serde_json::to_string(&r.id).ok(),
+            _ => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_duplicate_in_flight_id_is_refused_and_not_delivered() {
+        let (mut cw, server) = tokio::io::duplex(1 << 16);
+        let (out_read, out_write) = tokio::io::duplex(1 << 16);
+        let mut t = LineTransport::new(server, out_write, Arc::new(Notify::new()));
+        let input = format!("{INIT}{}{}{}", call("5"), call("5"), call("\"5\""));
+        cw.write_all(input.as_bytes()).await.unwrap();
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            got.push(request_id(&t.receive().await.unwrap()).unwrap());
+        }
+        // The second `5` was answered, not delivered; the string "5" is another id.
+        assert_eq!(got, ["0", "5", "\"5\""]);
+        // Once 5 is answered, the id may be used again.
+        let answer: TxJsonRpcMessage<RoleServer> = serde_json::from_value(json!(
+            {"jsonrpc": "2.0", "id": 5, "result": {}}
+        ))
+        .unwrap();
+        t.send(answer).await.unwrap();
+        cw.write_all(call("5").as_bytes()).await.unwrap();
+        assert_eq!(request_id(&t.receive().await.unwrap()).unwrap(), "5");
+        // A cancelled request frees its id too.
+        cw.write_all(
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"5\"}}\n",
+        )
+        .await
+        .unwrap();
+        assert!(matches!(
+            t.receive().await.unwrap(),
+            ClientJsonRpcMessage::Notification(_)
+        ));
+        cw.write_all(call("\"5\"").as_bytes()).await.unwrap();
+        assert_eq!(request_id(&t.receive().await.unwrap()).unwrap(), "\"5\"");
+        drop(cw);
+        assert!(t.receive().await.is_none());
+        t.close().await.unwrap();
+        drop(t);
+        let mut text = String::new();
+        let mut r = out_read;
+        r.read_to_string(&mut text).await.unwrap();
+        let frames: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let refusals: Vec<&Value> = frames.iter().filter(|f| f.get("error").is_some()).collect();
+        assert_eq!(refusals.len(), 1, "{text}");
+        assert_eq!(refusals[0]["id"], 5);
+        assert_eq!(refusals[0]["error"]["code"], -32600);
+    }
+
+    #[tokio::test]
+    async fn nothing_is_delivered_after_the_output_closed() {
+        // A failed write ends delivery even though more requests are waiting.
+        let (mut cw, server) = tokio::io::duplex(1 << 16);
+        let (out_read, out_write) = tokio::io::duplex(1 << 16);
+        let eof = Arc::new(Notify::new());
+        let mut t = LineTransport::new(server, out_write, eof.clone());
+        cw.write_all(INIT.as_bytes()).await.unwrap();
+        assert!(t.receive().await.is_some());
+        drop(out_read);
+        let answer: TxJsonRpcMessage<RoleServer> = serde_json::from_value(json!(
+            {"jsonrpc": "2.0", "id": 0, "result": {}}
+        ))
+        .unwrap();
+        assert!(t.send(answer).await.is_err());
+        cw.write_all(call("1").as_bytes()).await.unwrap();
+        assert!(
+            t.receive().await.is_none(),
+            "a request after stdout closed was delivered"
+        );
+        // `run` was told, as for stdin EOF.
+        tokio::time::timeout(std::time::Duration::from_secs(5), eof.notified())
+            .await
+            .expect("eof signalled");
+
+        // The probe catches a close before any write fails.
+        static CLOSED: AtomicBool = AtomicBool::new(false);
+        let (mut cw, server) = tokio::io::duplex(1 << 16);
+        let (_out_read, out_write) = tokio::io::duplex(1 << 16);
+        let mut t = LineTransport::new(server, out_write, Arc::new(Notify::new()))
+            .with_output_probe(|| CLOSED.load(Ordering::SeqCst));
+        cw.write_all(INIT.as_bytes()).await.unwrap();
+        assert!(t.receive().await.is_some());
+        CLOSED.store(true, Ordering::SeqCst);
+        cw.write_all(call("2").as_bytes()).await.unwrap();
+        assert!(t.receive().await.is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_probe_sees_a_pipe_whose_reader_closed() {
+        let mut fds = [0; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        assert!(!output_fd_closed(fds[1]), "an open pipe is not closed");
+        unsafe { libc::close(fds[0]) };
+        assert!(output_fd_closed(fds[1]));
+        unsafe { libc::close(fds[1]) };
     }
 }

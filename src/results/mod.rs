@@ -6,12 +6,14 @@
 //! # Layout
 //! - `shape`: [`shape_result`] decides Inline / Spilled / Withheld for one Connector result,
 //!   with the [`InlineCap`] (`HERA_MCP_MAX_INLINE_BYTES`, default 16 KiB of compact JSON).
-//! - `screen`: credential screening, run on **every** result.
+//! - `screen`: credential screening, run on **every** result (and on every resource read).
+//! - `ruleset`: the vendored Gitleaks rules (`rules/`) that `screen` applies.
 //! - `preview`: the bounded preview of a spilled or withheld result (counts, first items, the
 //!   pointers of the big arrays).
 //! - `store`: [`ResultStore`], the TTL- and byte-capped cache under
 //!   `<home>/.hera-agent-unity/results/<project-hex>/` (zstd, 0700/0600, atomic writes,
-//!   SHA-256 verified on every read, least-recently-used eviction per project).
+//!   SHA-256 verified on every read, headers sealed with an HMAC under a per-home key and bound
+//!   to their project, least-recently-used eviction per project).
 //! - `uri`: `hera-result://<project-hex>/<id>` handles and their ranges, parsed strictly.
 //! - `schema`: [`envelope_output_schema`], the one closed output schema every shape fits.
 //!
@@ -31,7 +33,9 @@
 //! `safety_unresolved`, `storage_failed` (withheld).
 //!
 //! # Reads and ranges
-//! [`ResultStore::read`] takes a handle and an optional [`ReadRange`]; the handle may carry the
+//! [`ResultStore::read_as`] (the session's project, a handle and an optional [`ReadRange`];
+//! another project's handle is not found) is how sessions read; [`ResultStore::read`] takes a
+//! handle and an optional [`ReadRange`]; the handle may carry the
 //! range itself, which is how `resources/read` (which has only a `uri`) asks for one:
 //! - `hera-result://<p>/<id>`: the whole stored JSON (the full envelope), `application/json`.
 //! - `…?offset=N&length=M`: **bytes** `N..N+M` of that JSON text, snapped to whole UTF-8
@@ -66,7 +70,7 @@
 //! assert_eq!(shaped.shape, ResultShape::Spilled);
 //! assert_eq!(shaped.structured["result"]["preview"]["arrays"][0]["length"], 5000);
 //! let uri = shaped.link.unwrap().uri;
-//! let page = store.read(&format!("{uri}?items=/data/items&offset=0&length=100"), None)?;
+//! let page = store.read_as(&project, &format!("{uri}?items=/data/items&offset=0&length=100"), None)?;
 //! assert_eq!(page.range.unwrap().total, 5000);
 //! let listed = store.list(&project)?;
 //! assert_eq!(listed[0].uri, uri);
@@ -74,6 +78,7 @@
 //! ```
 
 mod preview;
+mod ruleset;
 mod schema;
 mod screen;
 mod shape;

@@ -10,10 +10,17 @@
 //!   [`KEY_SUFFIXES`] (singular or plural). The key only counts when its value could hold a
 //!   secret: a non-empty string, a number, or a container holding one. `"hasPassword": false`,
 //!   `"password": ""` and `"secretDoor": null` do not withhold a scene dump.
-//! - **Values.** Every string (object keys included) is matched against well-known secret shapes:
-//!   PEM private-key headers of any algorithm, AWS-style access key ids, JWTs, our own approval
-//!   tokens, `Bearer` authorization values, a few vendor token prefixes, and JSON credential
-//!   fields embedded in text (`"api_key"`, `"password"`…).
+//! - **Values.** Every string (object keys included) is matched, in this order, against:
+//!   1. a few shapes of our own: PEM private-key headers of any algorithm, AWS-style access key
+//!      ids, JWTs, our own approval tokens, `Bearer` values, vendor prefixes, JSON credential
+//!      fields embedded in text, and credentials inside URLs (`scheme://user:pass@host`);
+//!   2. the maintained ruleset of a well-known secret scanner (Gitleaks' ~220 rules, see
+//!      `ruleset`), with its keywords, entropy thresholds and allowlists;
+//!   3. keyword assignments in configuration text (`.env`, INI, YAML, connection strings, code):
+//!      `DB_PASSWORD=…`, `password: "…"`, `AccountKey=…;`, `keystorePass = "…"`. Password-like
+//!      keys count whatever the value looks like; weaker keys (`secret`, `api_key`, `token`…)
+//!      need a value with the entropy of a generated secret;
+//!   4. base64 that wraps a PEM private key.
 //!
 //! Findings name the place (a JSON pointer) and the kind, never the matched text.
 
@@ -67,6 +74,14 @@ pub enum FindingKind {
     VendorToken,
     /// JSON such as `"password": …` embedded in a string (a config file or log line).
     EmbeddedCredentialField,
+    /// `scheme://user:password@host`.
+    UrlCredentials,
+    /// A key assignment in configuration text (`PASSWORD=…`, `password: "…"`, `AccountKey=…`).
+    CredentialAssignment,
+    /// Base64 whose decoded text is a PEM private key.
+    PrivateKeyPemBase64,
+    /// A rule of the vendored scanner ruleset, by its id (e.g. `slack-webhook-url`).
+    Ruleset(&'static str),
 }
 
 impl FindingKind {
@@ -80,6 +95,10 @@ impl FindingKind {
             FindingKind::BearerCredential => "bearer_credential",
             FindingKind::VendorToken => "vendor_token",
             FindingKind::EmbeddedCredentialField => "embedded_credential_field",
+            FindingKind::UrlCredentials => "url_credentials",
+            FindingKind::CredentialAssignment => "credential_assignment",
+            FindingKind::PrivateKeyPemBase64 => "private_key_pem_base64",
+            FindingKind::Ruleset(id) => id,
         }
     }
 }
@@ -127,34 +146,149 @@ static VALUE_PATTERNS: LazyLock<RegexSet> = LazyLock::new(|| {
         r"(?i)\bbearer\s+[A-Za-z0-9\-._~+/]{16,}=*",
         // Vendor tokens with fixed prefixes: GitHub, Slack, Google API keys, Stripe live keys.
         r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|[sr]k_live_[0-9A-Za-z]{20,})",
+        // Webhook URLs that carry their own secret and have no rule in the ruleset.
+        r"(?i)\bhttps://(?:(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,}/[A-Za-z0-9_-]{20,}|[a-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s]{20,})",
         // JSON credential fields embedded in text (a config file, a log line), and the header
         // line (anchor facts). The key must be followed by `:` and a value, so C# such as
         // `PlayerPrefs.GetString("password")` in a script the agent reads is not a finding.
         r#"(?i)"(?:access_token|refresh_token|session_token|id_token|api_key|apikey|client_secret|password|private_key)"\s*:\s*(?:"[^"\s]|[0-9A-Za-z])|authorization:\s*bearer "#,
+        // Credentials in a URL's authority: a password after `user:` (an `@` alone is a user).
+        r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s/?#:@]{1,128}:[^\s/?#@]{1,256}@[a-z0-9.\[\]-]",
     ])
     .expect("credential patterns compile")
 });
 
-const VALUE_KINDS: [FindingKind; 7] = [
+const VALUE_KINDS: [FindingKind; 9] = [
     FindingKind::PrivateKeyPem,
     FindingKind::AwsAccessKeyId,
     FindingKind::Jwt,
     FindingKind::ApprovalToken,
     FindingKind::BearerCredential,
     FindingKind::VendorToken,
+    FindingKind::VendorToken,
     FindingKind::EmbeddedCredentialField,
+    FindingKind::UrlCredentials,
 ];
+
+/// Key names whose value is a credential whatever it looks like (a human-chosen password).
+const STRONG_KEYS: &str = r"pass(?:word|wd|phrase)|keystore_?pass|keyalias_?pass|key_?store_?password|alias_?password|accountkey|sharedaccesskey";
+/// Key names whose value is a credential only when it looks generated (high entropy).
+const WEAK_KEYS: &str = r"secret|client_?secret|secret_?key|api_?key|access_?key|auth_?token|access_?token|refresh_?token|private_?key|webhook_?secret|signing_?key";
+
+/// `key = "value"` / `key: 'value'` anywhere (code, YAML, JSON-ish), and `KEY=value` alone on a
+/// line (`.env`, INI, YAML), and `Key=value;` inside a connection string. Group 1 is the key's
+/// credential word, group 2 (or 3, 4) the value.
+static ASSIGNMENTS: LazyLock<[regex::Regex; 3]> = LazyLock::new(|| {
+    let keys = format!("{STRONG_KEYS}|{WEAK_KEYS}");
+    [
+        regex::Regex::new(&format!(
+            r#"(?i)(?:^|[^a-z0-9])[\w.-]*?({keys})[\w-]*["']?[ \t]*(?::|=|:=|=>)[ \t]*["']([^"'\r\n]{{4,256}})["']"#
+        )),
+        regex::Regex::new(&format!(
+            r#"(?im)^[ \t]*(?:export[ \t]+)?[\w.-]*?({keys})[\w.-]*[ \t]*[:=][ \t]*([^\s"'#;]{{4,256}})[ \t]*;?[ \t]*\r?$"#
+        )),
+        regex::Regex::new(r"(?i)(?:^|[;\s])(accountkey|sharedaccesskey|password|pwd)=([^;\s]{4,512})"),
+    ]
+    .map(|r| r.expect("assignment patterns compile"))
+});
+
+/// A value that stands for a secret rather than being one: empty-ish, a variable reference, a
+/// template, a mask, or code (a call).
+fn is_placeholder(value: &str) -> bool {
+    let v = value.trim();
+    let lower = v.to_ascii_lowercase();
+    v.len() < 4
+        || v.starts_with('$')
+        || v.starts_with('%')
+        || (v.starts_with('<') && v.ends_with('>'))
+        || (v.starts_with("{{") && v.ends_with("}}"))
+        || v.contains('(')
+        || v.chars().all(|c| c == v.chars().next().unwrap_or('*'))
+        || matches!(
+            lower.as_str(),
+            "null" | "none" | "true" | "false" | "undefined" | "empty" | "string" | "required"
+        )
+}
+
+/// A value that looks generated: long enough and of high entropy, and not a file path.
+fn looks_generated(value: &str) -> bool {
+    value.len() >= 12
+        && super::ruleset::shannon_entropy(value) >= 3.2
+        && !(value.contains('/') && value.contains('.') && !value.contains('='))
+}
+
+static STRONG: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(&format!("(?i)^(?:{STRONG_KEYS}|pwd)$")).expect("key pattern compiles")
+});
+
+fn assignment(s: &str) -> bool {
+    ASSIGNMENTS.iter().any(|re| {
+        re.captures_iter(s).any(|c| {
+            let (Some(key), Some(value)) = (c.get(1), c.get(2)) else {
+                return false;
+            };
+            let value = value.as_str();
+            if is_placeholder(value) {
+                return false;
+            }
+            STRONG.is_match(key.as_str()) || looks_generated(value)
+        })
+    })
+}
+
+/// Base64 (standard or URL alphabet) of `-----BEGIN`, at each of the three alignments.
+const PEM_BASE64_PREFIXES: [&str; 3] = ["LS0tLS1CRUdJT", "0tLS0tQkVHSU", "tLS0tLUJFR0lO"];
+
+/// Whether `s` holds base64 that decodes to a PEM private key.
+fn base64_pem(s: &str) -> bool {
+    use base64::Engine;
+    for prefix in PEM_BASE64_PREFIXES {
+        let Some(at) = s.find(prefix) else { continue };
+        // Back up to the start of the base64 run, then decode a bounded window of it.
+        let start = s[..at]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+/=_-".contains(c)))
+            .map_or(0, |i| i + 1);
+        let run: String = s[start..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || "+/=_-\r\n".contains(*c))
+            .filter(|c| !c.is_ascii_whitespace())
+            .take(4096)
+            .collect();
+        for skip in 0..4 {
+            let mut chunk: String = run.chars().skip(skip).collect();
+            chunk.truncate(chunk.len() / 4 * 4);
+            let chunk = chunk.trim_end_matches('=');
+            let decoded = base64::engine::general_purpose::STANDARD_NO_PAD
+                .decode(chunk)
+                .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(chunk));
+            if let Ok(bytes) = decoded
+                && String::from_utf8_lossy(&bytes).contains("PRIVATE KEY")
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
 
 /// The kind of secret a string looks like, if any.
 pub fn value_kind(s: &str) -> Option<FindingKind> {
     if s.len() < 8 {
         return None;
     }
-    VALUE_PATTERNS
-        .matches(s)
-        .iter()
-        .next()
-        .map(|i| VALUE_KINDS[i])
+    if let Some(i) = VALUE_PATTERNS.matches(s).iter().next() {
+        return Some(VALUE_KINDS[i]);
+    }
+    if let Some(id) = super::ruleset::find(s) {
+        return Some(FindingKind::Ruleset(id));
+    }
+    if assignment(s) {
+        return Some(FindingKind::CredentialAssignment);
+    }
+    if base64_pem(s) {
+        return Some(FindingKind::PrivateKeyPemBase64);
+    }
+    None
 }
 
 /// Whether an object key names a credential (ignoring what it holds).

@@ -3,8 +3,9 @@
 //! One file per result, `<id>.hres`, so publication is a single atomic rename:
 //!
 //! ```text
-//! hera-result/1\n
-//! {"byte_size":…,"created_ms":…,"label":…,"operation_id":…,"sha256":"sha256:…","summary":…}\n
+//! hera-result/2\n
+//! {"byte_size":…,"created_ms":…,"label":…,"operation_id":…,"project":"<hex>","sha256":"sha256:…","summary":…}\n
+//! <64 hex: HMAC-SHA256 under the cache key of the two lines above>\n
 //! <one zstd frame: the compact JSON payload>
 //! ```
 //!
@@ -22,6 +23,12 @@
 //!   an agent is still paging through does not vanish at the 24 h mark after its write.
 //! - **The byte cap is per project** and counts bytes on disk; pruning touches only the project
 //!   being written, evicts least recently used first and never the file just written.
+//! - **Authenticity.** The header line carries the project it was stored for and is sealed with
+//!   an HMAC under a random key kept in `results/.key` (0600, created on the first spool). Every
+//!   header field `resources/list` shows is therefore covered, and so is the payload (through the
+//!   header's SHA-256): a well-formed file that this adapter did not write (planted, copied from
+//!   another project's folder, or left by another key) is neither listed nor served. Reads go
+//!   through [`ResultStore::read_as`], which serves a handle only to the project that stored it.
 //! - Directories are 0700 and files 0600 on Unix (created that way; an existing results
 //!   directory with group or other access is tightened to 0700).
 
@@ -51,7 +58,11 @@ pub const CAP_ENV: &str = "HERA_MCP_RESULT_CACHE_BYTES";
 pub const JSON_MIME: &str = "application/json";
 
 const EXT: &str = "hres";
-const MAGIC: &[u8] = b"hera-result/1\n";
+const MAGIC: &[u8] = b"hera-result/2\n";
+/// The cache key's file name under `results/` (not a result: no `.hres`, so never listed).
+const KEY_FILE: &str = ".key";
+const KEY_BYTES: usize = 32;
+const MAC_HEX: usize = 64;
 const MAX_HEADER_BYTES: usize = 8 * 1024;
 const TEMP_PREFIX: &str = ".tmp-";
 /// A temp file older than this is a crash leftover (a live write takes far less).
@@ -161,6 +172,10 @@ pub enum StoreError {
     )]
     Integrity { uri: String, detail: String },
     #[error(
+        "result {uri} holds {findings} credential-shaped value(s) and will not be served; the cached copy was removed. Look at the data in the Unity Editor, or call the tool again with arguments that leave the credentials out."
+    )]
+    Withheld { uri: String, findings: usize },
+    #[error(
         "the result is {bytes} bytes on disk, over the {cap}-byte cache cap for one project; call the tool again with projection arguments (limit, fields, ids only) to make it smaller, or raise {CAP_ENV}."
     )]
     TooLarge { bytes: u64, cap: u64 },
@@ -183,6 +198,7 @@ impl StoreError {
             StoreError::InvalidRange { .. } => "RESULT_RANGE_INVALID",
             StoreError::NotFound { .. } => "RESULT_NOT_FOUND",
             StoreError::Integrity { .. } => "RESULT_INTEGRITY_FAILED",
+            StoreError::Withheld { .. } => "RESULT_WITHHELD",
             StoreError::TooLarge { .. } => "RESULT_TOO_LARGE",
             StoreError::Storage { .. } => "RESULT_STORAGE_FAILED",
         }
@@ -272,6 +288,9 @@ struct Header {
     summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     operation_id: Option<String>,
+    /// The project folder this result was written for (hex of its `project_id`).
+    #[serde(default)]
+    project: String,
 }
 
 /// Counts from one pruning pass.
@@ -293,6 +312,8 @@ pub struct ResultStore {
     /// could otherwise evict each other's fresh file). Guards the per-project bookkeeping that
     /// lets a spool skip the directory walk (see [`PruneState`]).
     write_lock: Mutex<HashMap<String, PruneState>>,
+    /// The sealing key, once read or created.
+    key: Mutex<Option<[u8; KEY_BYTES]>>,
 }
 
 /// What the last full pass over a project's folder left, so that a spool only walks the folder
@@ -318,6 +339,49 @@ impl ResultStore {
             config,
             clock: Arc::new(SystemClock),
             write_lock: Mutex::new(HashMap::new()),
+            key: Mutex::new(None),
+        }
+    }
+
+    /// The key that seals headers. With `create`, a missing (or untrustworthy) key file is
+    /// replaced by a fresh random one; without, a missing key means nothing here is ours.
+    fn key(&self, create: bool) -> io::Result<Option<[u8; KEY_BYTES]>> {
+        let mut cached = self.key.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = *cached {
+            return Ok(Some(k));
+        }
+        let path = self.root.join(KEY_FILE);
+        if let Some(k) = read_key(&path) {
+            *cached = Some(k);
+            return Ok(Some(k));
+        }
+        if !create {
+            return Ok(None);
+        }
+        ensure_private_dir(&self.root)?;
+        let _ = fs::remove_file(&path);
+        let key: [u8; KEY_BYTES] = rand::random();
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        match opts.open(&path) {
+            Ok(mut f) => {
+                f.write_all(&key)?;
+                f.sync_all()?;
+                *cached = Some(key);
+                Ok(Some(key))
+            }
+            // Another process created it first: use theirs.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let k = read_key(&path).ok_or(e)?;
+                *cached = Some(k);
+                Ok(Some(k))
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -389,10 +453,18 @@ impl ResultStore {
             operation_id: meta
                 .operation_id
                 .map(|o| super::preview::clip_chars(o, LABEL_CHARS)),
+            project: project.as_hex().to_string(),
         };
+        let key = self
+            .key(true)
+            .map_err(|e| self.storage("create the cache key", &self.root, e))?
+            .expect("created on demand");
+        let header_line = serde_json::to_vec(&header).expect("a header always serializes");
         let mut file = Vec::with_capacity(MAGIC.len() + 256 + compressed.len());
         file.extend_from_slice(MAGIC);
-        serde_json::to_writer(&mut file, &header).expect("a header always serializes");
+        file.extend_from_slice(&header_line);
+        file.push(b'\n');
+        file.extend_from_slice(seal(&key, &header_line).as_bytes());
         file.push(b'\n');
         file.extend_from_slice(&compressed);
         let stored_bytes = file.len() as u64;
@@ -444,8 +516,28 @@ impl ResultStore {
         })
     }
 
+    /// [`ResultStore::read`] for the session of `project`: a handle of another project's
+    /// folder is answered as not found, whatever it names. This is the read the MCP server uses.
+    pub fn read_as(
+        &self,
+        project: &ProjectKey,
+        uri: &str,
+        range: Option<ReadRange>,
+    ) -> Result<ResultRead, StoreError> {
+        let parsed = ResultUri::parse(uri)?;
+        if &parsed.project != project {
+            return Err(StoreError::NotFound {
+                uri: parsed.base(),
+                why: "it belongs to another Unity project than the one this session follows",
+                retention_hours: self.retention_hours(),
+            });
+        }
+        self.read(uri, range)
+    }
+
     /// Reads a result, verifying it, and refreshes its retention. `range` (or a range in the
-    /// URI's query; giving both is an error unless they agree) selects part of it.
+    /// URI's query; giving both is an error unless they agree) selects part of it. Serves any
+    /// project's handle: sessions use [`ResultStore::read_as`].
     pub fn read(&self, uri: &str, range: Option<ReadRange>) -> Result<ResultRead, StoreError> {
         let mut parsed = ResultUri::parse(uri)?;
         match (&parsed.range, range) {
@@ -463,6 +555,21 @@ impl ResultStore {
             uri: parsed.base(),
             detail: "the payload is not UTF-8 text".into(),
         })?;
+        // Screened again on the way out: the file may predate a ruleset that now flags it, and a
+        // read must never be the way a credential reaches the agent.
+        let doc: Value = serde_json::from_str(&text).map_err(|_| StoreError::Integrity {
+            uri: parsed.base(),
+            detail: "the payload is not JSON".into(),
+        })?;
+        let screening = super::screen::screen(&doc);
+        drop(doc);
+        if !screening.is_clean() {
+            let _ = fs::remove_file(self.file_path(&parsed.project, &parsed.id));
+            return Err(StoreError::Withheld {
+                uri: parsed.base(),
+                findings: screening.total,
+            });
+        }
         let (text, mime_type, served) = match parsed.range.clone() {
             None => (text, JSON_MIME, None),
             Some(ReadRange::Bytes { offset, length }) => {
@@ -545,6 +652,15 @@ impl ResultStore {
         }
         let (header, body) =
             split_file(&bytes).ok_or_else(|| integrity("the header is missing or malformed"))?;
+        let key = self
+            .key(false)
+            .map_err(|e| self.storage("read the cache key", &self.root, e))?;
+        if !key.is_some_and(|k| unsealed(&k, &header, uri.project.as_hex())) {
+            return Err(integrity(
+                "the file was not written by this adapter for this project (its seal does not verify)",
+            ));
+        }
+        let header = header.header;
         if ResultId::of_hash(&header.sha256).as_ref() != Some(&uri.id) {
             return Err(integrity(
                 "the file name does not match the content hash in its header",
@@ -581,6 +697,10 @@ impl ResultStore {
         };
         let now = self.clock.now_ms();
         let mut out = Vec::new();
+        // No key yet: nothing in the folder can be ours.
+        let Ok(Some(key)) = self.key(false) else {
+            return Ok(out);
+        };
         for entry in entries.flatten() {
             let Some(id) = result_id_of(&entry.file_name()) else {
                 continue;
@@ -597,9 +717,14 @@ impl ResultStore {
             if expires_at_ms <= now {
                 continue;
             }
-            let Some(header) = read_header(&path) else {
+            let Some(sealed) = read_header(&path) else {
                 continue;
             };
+            // Every field shown below comes from a header this adapter sealed for this project.
+            if !unsealed(&key, &sealed, project.as_hex()) {
+                continue;
+            }
+            let header = sealed.header;
             if ResultId::of_hash(&header.sha256).as_ref() != Some(&id) {
                 continue; // never advertise a file that cannot pass a read
             }
@@ -719,25 +844,96 @@ fn result_id_of(name: &std::ffi::OsStr) -> Option<ResultId> {
     ResultId::parse(name.strip_suffix(&format!(".{EXT}"))?)
 }
 
-fn split_file(bytes: &[u8]) -> Option<(Header, &[u8])> {
+/// A header as read, with the exact bytes its seal covers.
+struct SealedHeader {
+    header: Header,
+    line: Vec<u8>,
+    mac: Vec<u8>,
+}
+
+/// HMAC-SHA256 of the magic line and the header line, as lowercase hex.
+fn seal(key: &[u8; KEY_BYTES], header_line: &[u8]) -> String {
+    hera_connector_contract::canonical::hmac_sha256_hex(key, &[MAGIC, header_line])
+}
+
+/// The seal verifies (compared in constant time) and the header names `project_hex`.
+fn unsealed(key: &[u8; KEY_BYTES], sealed: &SealedHeader, project_hex: &str) -> bool {
+    let Some(tag) = decode_hex(&sealed.mac) else {
+        return false;
+    };
+    hera_connector_contract::canonical::hmac_sha256_verify(key, &[MAGIC, &sealed.line], &tag)
+        && sealed.header.project == project_hex
+}
+
+fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() != MAC_HEX {
+        return None;
+    }
+    text.chunks(2)
+        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+        .collect()
+}
+
+/// A key file is trusted when it is a plain file of exactly [`KEY_BYTES`], and on Unix owned
+/// by us and private; anything else is replaced on the next spool (old results then fail to
+/// verify, which only costs a re-run).
+fn read_key(path: &Path) -> Option<[u8; KEY_BYTES]> {
+    let file = open_no_follow(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions.
+        if meta.uid() != unsafe { libc::geteuid() } || meta.mode() & 0o077 != 0 {
+            return None;
+        }
+    }
+    let mut bytes = Vec::with_capacity(KEY_BYTES);
+    file.take(KEY_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    bytes.try_into().ok()
+}
+
+/// Splits `<magic><header>\n<mac>\n<body>`; the header line is bounded.
+fn split_sealed(bytes: &[u8]) -> Option<(SealedHeader, &[u8])> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let end = rest
         .iter()
         .take(MAX_HEADER_BYTES)
         .position(|&b| b == b'\n')?;
-    let header: Header = serde_json::from_slice(&rest[..end]).ok()?;
-    Some((header, &rest[end + 1..]))
+    let line = &rest[..end];
+    let after = &rest[end + 1..];
+    let mac = after.get(..MAC_HEX)?;
+    if after.get(MAC_HEX) != Some(&b'\n') {
+        return None;
+    }
+    let header: Header = serde_json::from_slice(line).ok()?;
+    Some((
+        SealedHeader {
+            header,
+            line: line.to_vec(),
+            mac: mac.to_vec(),
+        },
+        &after[MAC_HEX + 1..],
+    ))
 }
 
-fn read_header(path: &Path) -> Option<Header> {
+fn split_file(bytes: &[u8]) -> Option<(SealedHeader, &[u8])> {
+    split_sealed(bytes)
+}
+
+fn read_header(path: &Path) -> Option<SealedHeader> {
     let file = open_no_follow(path).ok()?;
     let mut head = Vec::with_capacity(1024);
-    file.take((MAGIC.len() + MAX_HEADER_BYTES) as u64)
+    file.take((MAGIC.len() + MAX_HEADER_BYTES + MAC_HEX + 1) as u64)
         .read_to_end(&mut head)
         .ok()?;
-    let rest = head.strip_prefix(MAGIC)?;
-    let end = rest.iter().position(|&b| b == b'\n')?;
-    serde_json::from_slice(&rest[..end]).ok()
+    // The body may be cut off here; only the header and seal are needed.
+    split_sealed(&head).map(|(h, _)| h)
 }
 
 /// Byte range, snapped to character boundaries.

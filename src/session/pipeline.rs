@@ -280,6 +280,7 @@ impl Session {
                 client_kind: req.client_kind,
                 timeout: None,
                 arguments_hash: Some(arguments_hash.clone()),
+                read_only: policy.read_only(),
             };
             let reply = match client.command(&policy.tool, &arguments, options).await {
                 Ok(r) => r,
