@@ -25,8 +25,7 @@
 //! and the end, and comparisons are ratios within this run. Every loop is bounded in rounds and in
 //! time; any failed step aborts the run (no figures of error paths are recorded).
 
-use hera_agent_unity::connector::{CallOptions, ClientKind, ConnectorClient};
-use hera_agent_unity::discovery::{self, AgentHome, Selector};
+use hera_agent_unity::{AgentHome, CallOptions, ClientKind, ConnectorClient, Selector};
 use hera_connector_sim::{SimConfig, Simulator};
 use serde_json::{Map, Value, json};
 use std::fs::File;
@@ -724,7 +723,7 @@ impl DirectClient {
             ..Default::default()
         };
         let instance = rt
-            .block_on(discovery::discover(
+            .block_on(hera_agent_unity::discover(
                 &agent_home,
                 &sel,
                 Duration::from_secs(10),

@@ -11,7 +11,7 @@
 //! limit 5, no filter. Each search is timed on its own (wall clock, and the thread's CPU time,
 //! which excludes preemption by other work on the machine); rounds and samples are bounded.
 
-use hera_agent_unity::search::{SearchFilter, SearchHit, SearchIndex};
+use hera_agent_unity::{SearchFilter, SearchHit, SearchIndex};
 use hera_connector_contract::catalog::{
     ActionEntry, Catalog, RiskClass, SafetyDecl, Source, ToolEntry,
 };

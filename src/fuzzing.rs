@@ -5,15 +5,6 @@
 //! is what the fuzzer reports). They are the only public surface the targets need, so no module
 //! has to be widened for them. Not a stable API.
 
-use std::sync::Arc;
-
-/// The MCP line transport, compiled here a second time from the very same source file, so the
-/// stdio target drives the real framing code without `mcp` exporting its transport. Once
-/// `mcp::transport` is visible to the crate this becomes a `use`.
-#[path = "mcp/transport.rs"]
-#[allow(dead_code, clippy::duplicate_mod)]
-mod transport;
-
 /// What one run of [`stdio_frames`] saw.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct FrameCounts {
@@ -28,49 +19,11 @@ pub struct FrameCounts {
 /// Properties: it terminates; every frame written is one line of JSON-RPC 2.0 with an `id`
 /// (a number, a string or null) and an `error.code` in the JSON-RPC ranges.
 pub fn stdio_frames(data: &[u8]) -> FrameCounts {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    rt.block_on(async {
-        let (mut client, server_in) = tokio::io::duplex(1 << 16);
-        let (mut out_read, server_out) = tokio::io::duplex(1 << 16);
-        let eof = Arc::new(tokio::sync::Notify::new());
-        let mut t = transport::LineTransport::new(server_in, server_out, eof);
-        let input = data.to_vec();
-        let writer = tokio::spawn(async move {
-            let _ = client.write_all(&input).await;
-        });
-        let reader = tokio::spawn(async move {
-            let mut text = Vec::new();
-            let _ = out_read.read_to_end(&mut text).await;
-            text
-        });
-        let mut delivered = 0;
-        while rmcp::transport::Transport::receive(&mut t).await.is_some() {
-            delivered += 1;
-        }
-        let _ = writer.await;
-        let _ = rmcp::transport::Transport::<rmcp::RoleServer>::close(&mut t).await;
-        drop(t);
-        let out = reader.await.unwrap_or_default();
-        let mut answered = 0;
-        for line in out.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let frame: serde_json::Value =
-                serde_json::from_slice(line).expect("every frame written is JSON");
-            assert_eq!(frame["jsonrpc"], "2.0", "{frame}");
-            let id = frame.get("id").expect("every error frame has an id");
-            assert!(id.is_null() || id.is_string() || id.is_i64() || id.is_u64());
-            let code = frame["error"]["code"].as_i64().expect("an error code");
-            assert!((-32768..=-32000).contains(&code), "{code}");
-            answered += 1;
-        }
-        FrameCounts {
-            delivered,
-            answered,
-        }
-    })
+    let (delivered, answered) = crate::mcp::frames_of(data);
+    FrameCounts {
+        delivered,
+        answered,
+    }
 }
 
 /// `tool_call` arguments as an agent may send them: the canonical `arguments_hash` (text and

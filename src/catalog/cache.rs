@@ -46,6 +46,7 @@ impl CatalogCache {
             dir: home.catalog_cache_dir(),
         }
     }
+    #[cfg(test)]
     pub fn at(dir: PathBuf) -> CatalogCache {
         CatalogCache { dir }
     }

@@ -18,10 +18,8 @@ pub mod profiles;
 pub mod suggest;
 mod verify;
 
-pub use cache::{CatalogCache, MAX_FILES_PER_PROJECT};
-pub use hera_connector_contract::catalog::{
-    ActionEntry, Catalog, RiskClass, Safety, SafetyRule, ToolEntry, resolve_safety,
-};
+pub use cache::CatalogCache;
+pub use hera_connector_contract::catalog::{Catalog, Safety, ToolEntry};
 
 use crate::connector::{ConnectorClient, ConnectorError};
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,8 @@
 //! the command line itself (`clap`), the exit codes and the output rules. `context` holds what
 //! every command needs (the selection, the timeout, the session `list` and `call` run in);
 //! `output` how results and failures leave the process; `generated` the completions and the man
-//! page; `call`, `doctor`, `list`, `setup`, `status` and `task` are the commands.
+//! page; `input` the bounded reading of `--args`; `call`, `doctor`, `list`, `setup`, `status`
+//! and `task` are the commands.
 //!
 //! Output rules: stdout carries results only (a tool's data, a listing, a report); every
 //! diagnostic, prompt, summary and error envelope goes to stderr. Exit codes are in [`exit`].

@@ -23,7 +23,7 @@ mod envelope;
 mod error;
 pub mod transport;
 
-pub use catalog_fetch::{CatalogReply, LegacyListing};
+pub use catalog_fetch::CatalogReply;
 pub use envelope::{BatchReply, Envelope, rewrite_version_skew};
 pub use error::ConnectorError;
 
@@ -49,24 +49,6 @@ pub const RETRY_CEILING: Duration = Duration::from_secs(60);
 pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
 /// A batch never waits longer than this.
 pub const BATCH_TIMEOUT_CAP: Duration = Duration::from_secs(300);
-
-/// Reads `HERA_AGENT_TIMEOUT_MS` (default 60000); it must be a positive integer.
-pub fn timeout_from_env() -> Result<Duration, String> {
-    match std::env::var("HERA_AGENT_TIMEOUT_MS") {
-        Ok(v) if !v.trim().is_empty() => parse_timeout_ms(v.trim()),
-        _ => Ok(DEFAULT_TIMEOUT),
-    }
-}
-
-/// Parses a timeout in milliseconds; it must be a positive integer.
-pub fn parse_timeout_ms(text: &str) -> Result<Duration, String> {
-    match text.parse::<u64>() {
-        Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
-        _ => Err(format!(
-            "invalid timeout {text:?}: expected a positive number of milliseconds"
-        )),
-    }
-}
 
 /// Who is calling, sent as `meta.client_kind`. The Connector reads but does not use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -66,6 +66,7 @@ pub fn describe_state(instance: &Instance) -> String {
     format!("Unity {what}")
 }
 
+#[cfg(test)]
 /// [`wait_for_alive_observed`] without progress reports (for callers with no person watching).
 pub async fn wait_for_alive(
     home: &AgentHome,

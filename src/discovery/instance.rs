@@ -189,18 +189,6 @@ impl Scan {
     }
 }
 
-/// Reads one heartbeat, retrying a failed read or parse [`READ_ATTEMPTS`] times. Blocking.
-/// Never reads more than [`MAX_HEARTBEAT_BYTES`]; this is the plain reader; [`scan`] adds the
-/// ownership, directory and timestamp checks.
-pub fn read_heartbeat(path: &Path) -> Result<Heartbeat, String> {
-    match read_checked(path, None) {
-        Ok(hb) => Ok(hb),
-        Err(ReadFailure::Ignored(reason)) => Err(reason.describe()),
-        Err(ReadFailure::Vanished) => Err("file vanished".into()),
-        Err(ReadFailure::Unreadable(why)) => Err(why),
-    }
-}
-
 enum ReadFailure {
     Vanished,
     Unreadable(String),

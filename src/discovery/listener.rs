@@ -23,15 +23,6 @@ pub enum VerifiedBy {
     OurUid,
 }
 
-impl VerifiedBy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerifiedBy::HeartbeatPid => "heartbeat_pid",
-            VerifiedBy::OurUid => "our_uid",
-        }
-    }
-}
-
 /// The answer of [`verify_listener`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListenerCheck {
@@ -46,6 +37,7 @@ pub enum ListenerCheck {
 }
 
 impl ListenerCheck {
+    #[cfg(test)]
     /// Safe to send a mutation or a token: only a verified listener.
     pub fn is_verified(&self) -> bool {
         matches!(self, ListenerCheck::Verified { .. })

@@ -31,6 +31,7 @@ pub enum EditorLiveness {
 }
 
 impl EditorLiveness {
+    #[cfg(test)]
     /// Whether discovery may choose this Editor.
     pub fn may_be_running(self) -> bool {
         matches!(self, EditorLiveness::Running | EditorLiveness::Unverified)

@@ -14,7 +14,8 @@
 //!   64 KiB, dated in the future), each with an [`IgnoreReason`].
 //!
 //! Files: `home` (directories), `instance` (reading one heartbeat, the scan), `liveness` (dead
-//! processes), `select` (the selection rules), `alive` (wait-for-alive), `watch` (following).
+//! processes), `select` (the selection rules), `alive` (wait-for-alive), `watch` (following),
+//! `listener` (who holds the heartbeat's port).
 
 mod alive;
 mod home;
@@ -22,28 +23,17 @@ mod instance;
 mod listener;
 mod liveness;
 mod select;
-mod watch;
 
 pub use alive::{
-    ALIVE_POLL_CAP, ALIVE_POLL_FIRST, AliveEvent, FRESH_HEARTBEAT_MS, describe_state, is_alive_now,
-    is_alive_state, wait_for_alive, wait_for_alive_observed,
+    ALIVE_POLL_CAP, AliveEvent, describe_state, is_alive_now, wait_for_alive_observed,
 };
 pub use home::{AgentHome, user_home};
-#[cfg(unix)]
-pub use instance::our_uid;
 pub use instance::{
-    FUTURE_SKEW_MS, IgnoreReason, IgnoredHeartbeat, Instance, MAX_HEARTBEAT_BYTES, READ_ATTEMPTS,
-    READ_RETRY_PAUSE, STALE_AFTER_MS, Scan, now_ms, parse_heartbeat, read_bounded, read_heartbeat,
-    scan, scan_async,
+    Instance, MAX_HEARTBEAT_BYTES, STALE_AFTER_MS, Scan, now_ms, parse_heartbeat, scan, scan_async,
 };
-pub use listener::{
-    ListenerCheck, ListeningSocket, VerifiedBy, listeners_for, verdict, verify_listener,
-};
-pub use liveness::{EditorLiveness, PRESUMED_GONE_AFTER_MS, judge, judge_with, pid_alive};
-pub use select::{
-    Selector, cwd_within, find_by_port_including_stopped, find_project, parse_port, select,
-};
-pub use watch::{ProjectChange, ProjectWatch};
+pub use listener::{ListenerCheck, verify_listener};
+pub use liveness::{EditorLiveness, judge, pid_alive};
+pub use select::{Selector, cwd_within, find_by_port_including_stopped, find_project, select};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -39,10 +39,10 @@ mod task_ext;
 mod tools;
 mod transport;
 
-pub use envelope::{Envelope, output_schema};
-pub use exposure::{DEFAULT_PROFILE, Exposure};
+pub(crate) use transport::frames_of;
+
+pub use exposure::Exposure;
 pub use surface::DEFAULT_PAGE_SIZE;
-pub use tools::{APPROVAL_META_KEY, INSTRUCTIONS, NATIVE_INSTRUCTIONS, TASK_POLL_NAME};
 
 use crate::session::{Session, SessionOptions};
 use rmcp::ServiceExt;

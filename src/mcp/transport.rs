@@ -456,6 +456,52 @@ where
     }
 }
 
+/// Feeds `data` to the line transport as a client's stdin, then closes it; returns (lines
+/// delivered to the protocol layer, error frames written), checking every frame written is
+/// JSON-RPC 2.0 with a valid id and error code. For the stdio fuzz target (`crate::fuzzing`).
+pub(crate) fn frames_of(data: &[u8]) -> (usize, usize) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let (mut client, server_in) = tokio::io::duplex(1 << 16);
+        let (mut out_read, server_out) = tokio::io::duplex(1 << 16);
+        let eof = std::sync::Arc::new(tokio::sync::Notify::new());
+        let mut t = LineTransport::new(server_in, server_out, eof);
+        let input = data.to_vec();
+        let writer = tokio::spawn(async move {
+            let _ = client.write_all(&input).await;
+        });
+        let reader = tokio::spawn(async move {
+            let mut text = Vec::new();
+            let _ = out_read.read_to_end(&mut text).await;
+            text
+        });
+        let mut delivered = 0;
+        while rmcp::transport::Transport::receive(&mut t).await.is_some() {
+            delivered += 1;
+        }
+        let _ = writer.await;
+        let _ = rmcp::transport::Transport::<rmcp::RoleServer>::close(&mut t).await;
+        drop(t);
+        let out = reader.await.unwrap_or_default();
+        let mut answered = 0;
+        for line in out.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let frame: serde_json::Value =
+                serde_json::from_slice(line).expect("every frame written is JSON");
+            assert_eq!(frame["jsonrpc"], "2.0", "{frame}");
+            let id = frame.get("id").expect("every error frame has an id");
+            assert!(id.is_null() || id.is_string() || id.is_i64() || id.is_u64());
+            let code = frame["error"]["code"].as_i64().expect("an error code");
+            assert!((-32768..=-32000).contains(&code), "{code}");
+            answered += 1;
+        }
+        (delivered, answered)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

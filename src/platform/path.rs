@@ -3,9 +3,11 @@
 //! (`hera_connector_contract::identity`), never through the file system.
 
 use super::Os;
+#[cfg(test)]
 use hera_connector_contract::identity::PathFlavor;
 use std::path::PathBuf;
 
+#[cfg(test)]
 /// The contract's path flavor for an operating system.
 pub const fn flavor(os: Os) -> PathFlavor {
     match os {

@@ -10,7 +10,7 @@ mod approval;
 
 pub use approval::{ApprovalBinding, TokenCheckError, check_token};
 
-use hera_connector_contract::catalog::{Catalog, RiskClass, Safety, ToolEntry, resolve_safety};
+use hera_connector_contract::catalog::{RiskClass, Safety, ToolEntry, resolve_safety};
 use hera_connector_contract::wire::{
     FEATURE_APPROVAL, FEATURE_OPERATION_LEDGER, FEATURE_TASK_BRIDGE, Heartbeat,
 };
@@ -55,76 +55,17 @@ impl CallPolicy {
 /// Why a call could not be resolved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PolicyError {
-    #[error("unknown tool {name:?}{}", suggest(did_you_mean))]
-    UnknownTool {
-        name: String,
-        did_you_mean: Vec<String>,
-    },
-    #[error("tool {tool:?} has no action {action:?}; expected one of: {}", expected.join(", "))]
-    UnknownAction {
-        tool: String,
-        action: String,
-        expected: Vec<String>,
-    },
-    #[error("tool {tool:?} has actions ({}); pass one as \"action\"", expected.join(", "))]
-    MissingAction { tool: String, expected: Vec<String> },
     #[error("cannot resolve the safety of {tool}: {reason}")]
     Resolution { tool: String, reason: String },
 }
 
-fn suggest(names: &[String]) -> String {
-    if names.is_empty() {
-        String::new()
-    } else {
-        format!("; did you mean {}?", names.join(", "))
-    }
-}
-
 impl PolicyError {
-    /// The code an agent sees (the Go MCP server's names where they exist).
+    /// The code a caller sees.
     pub fn code(&self) -> &'static str {
         match self {
-            PolicyError::UnknownTool { .. } => "TOOL_NOT_FOUND",
-            PolicyError::UnknownAction { .. } => "ACTION_NOT_FOUND",
-            PolicyError::MissingAction { .. } => "MISSING_ARGUMENT",
             PolicyError::Resolution { .. } => "POLICY_RESOLUTION_FAILED",
         }
     }
-}
-
-/// Tool names near `name`, nearest first (see [`crate::catalog::suggest`]).
-pub fn did_you_mean(catalog: &Catalog, name: &str) -> Vec<String> {
-    crate::catalog::suggest::close_names(name, catalog.tools.iter().map(|t| t.name.as_str()))
-}
-
-/// Resolves a call: finds the tool and the action named by `params.action` (case-insensitive,
-/// aliases accepted) and the effective safety for these `params`. Send JSON booleans and
-/// lowercase action names: the Connector matches rules on coerced values (§3.5).
-pub fn resolve_call(
-    catalog: &Catalog,
-    tool: &str,
-    params: &Map<String, Value>,
-) -> Result<CallPolicy, PolicyError> {
-    let entry = catalog.tool(tool).ok_or_else(|| PolicyError::UnknownTool {
-        name: tool.to_string(),
-        did_you_mean: did_you_mean(catalog, tool),
-    })?;
-    let requested = params.get("action").and_then(Value::as_str);
-    let action = match requested {
-        Some(a) => match entry.action(a) {
-            Some(found) => Some(found.name.clone()),
-            None if entry.actions.is_empty() => None,
-            None => {
-                return Err(PolicyError::UnknownAction {
-                    tool: entry.name.clone(),
-                    action: a.to_string(),
-                    expected: entry.actions.iter().map(|x| x.name.clone()).collect(),
-                });
-            }
-        },
-        None => None,
-    };
-    resolve_entry(entry, action.as_deref(), params)
 }
 
 /// The policy facts of a call to `entry` whose action (canonical name) is already known.
@@ -193,12 +134,6 @@ impl EditorCapabilities {
 /// the Editor keeps no ledger, so a reload mid-call would leave its outcome unknowable.
 pub fn mutation_without_ledger(policy: &CallPolicy, heartbeat: &Heartbeat) -> bool {
     !policy.read_only() && !heartbeat.has_feature(FEATURE_OPERATION_LEDGER)
-}
-
-/// Arbitrary-code gating by the tool's safety, not a profile's name: true when any safety of
-/// the tool runs arbitrary code, so it needs explicit permission to be exposed or called.
-pub fn needs_arbitrary_code_permission(tool: &ToolEntry) -> bool {
-    tool.is_arbitrary_code()
 }
 
 #[cfg(test)]

@@ -85,26 +85,14 @@ mod shape;
 mod store;
 mod uri;
 
-pub use preview::{
-    PREVIEW_CAP_DIVISOR, PREVIEW_MAX_BYTES, PREVIEW_MIN_BYTES, preview, preview_budget,
-    preview_within, summary_line,
-};
-pub use schema::{REASONS, STATUSES, envelope_output_schema};
-pub use screen::{
-    Finding, FindingKind, KEY_EXACT, KEY_SUFFIXES, Screening, is_credential_key, screen, value_kind,
-};
+pub use schema::envelope_output_schema;
+pub use screen::screen;
 pub use shape::{
-    DEFAULT_INLINE_CAP, INLINE_CAP_ENV, InlineCap, InlineCapError, MAX_INLINE_CAP, ResultLink,
-    ResultSafety, ResultShape, SPILLED_MIN_BYTES, ShapeContext, ShapedResult, WITHHELD_CODE,
+    InlineCap, ResultSafety, ResultShape, SPILLED_MIN_BYTES, ShapeContext, ShapedResult,
     shape_result,
 };
-pub use store::{
-    CAP_ENV, Clock, ConfigError, DEFAULT_PROJECT_CAP_BYTES, DEFAULT_RETENTION, JSON_MIME,
-    ListedResult, MAX_PAYLOAD_BYTES, PruneReport, RESULTS_DIR, RETENTION_ENV, RangeUnit,
-    ResultRead, ResultStore, ServedRange, SpoolMeta, StoreConfig, StoreError, StoredResult,
-    SystemClock,
-};
-pub use uri::{ProjectKey, ReadRange, ResultId, ResultUri, SCHEME, URI_TEMPLATE, UriError};
+pub use store::{JSON_MIME, ResultStore, StoreConfig, StoreError};
+pub use uri::{ProjectKey, ResultUri, URI_TEMPLATE};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,10 @@
 //! Store and shaping tests against a temporary home, with a hand-driven clock.
 
-use super::*;
+use super::preview::*;
+use super::schema::*;
+use super::shape::*;
+use super::store::*;
+use super::uri::*;
 use serde_json::{Value, json};
 use std::fs;
 use std::path::{Path, PathBuf};

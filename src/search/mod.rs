@@ -35,7 +35,7 @@ mod synonyms;
 mod text;
 mod typo;
 
-pub use answer::{ARBITRARY_CODE, CONFIDENT_COVERAGE, NotOffered, SearchAnswer, UNDO, Verdict};
+pub use answer::Verdict;
 pub use hit::{ActionSafety, CompactSafety, SearchFilter, SearchHit, callable_without_action};
 pub use index::{MAX_QUERY_CHARS, SearchIndex};
 

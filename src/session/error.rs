@@ -88,14 +88,6 @@ impl CallError {
         self.data["retryable"] = json!(true);
         self
     }
-
-    /// The operation id a same-id retry must use, when the outcome is unknown.
-    pub fn unknown_operation(&self) -> Option<&str> {
-        match &self.kind {
-            ErrorKind::OutcomeUnknown { operation_id } => Some(operation_id),
-            _ => None,
-        }
-    }
 }
 
 impl From<ConnectorError> for CallError {

@@ -5,7 +5,7 @@
 //! did not succeed is retried with the same operation id, as the error tells the user to, and
 //! ends in its documented final state: exactly one effect, or (where the Editor's ledger itself
 //! cannot know whether the work ran: a reload or a crash before the commit, a handler that never
-//! returns) an honest `OPERATION_OUTCOME_UNKNOWN` / `OPERATION_IN_PROGRESS` that never re-runs.
+//! returns) an honest `OPERATION_OUTCOME_UNKNOWN` (or `OPERATION_IN_PROGRESS`) that never re-runs.
 //!
 //! `HERA_RELIABILITY_OUT=<file>` appends one JSON line per row (used by `tools/reliability/run`).
 //! The randomized soak (1,000 mutations under random resets and reloads) is `#[ignore]`d here
@@ -194,12 +194,14 @@ fn hang() {
     let home = Home::new();
     let sim = editor(&home);
     on_create(&sim, Fault::Hang { times: 1 });
+    // The hung handler holds the Editor's command lock (as the real Connector's does), so a
+    // retry waits behind it and also ends unknown; it never runs the change a second time.
     let row = exercise(
         &home,
         &[&sim],
         "hang",
         "1500",
-        Final::Code("OPERATION_IN_PROGRESS"),
+        Final::Code("OPERATION_OUTCOME_UNKNOWN"),
     );
     assert_eq!(row.outcome, "OPERATION_OUTCOME_UNKNOWN");
 }
@@ -351,7 +353,9 @@ fn adapter_killed_mid_call_and_retried() {
         &[&sim],
         "adapter_killed_and_retried",
         "8000",
-        Final::Code("OPERATION_IN_PROGRESS"),
+        // The killed adapter's call still hangs in the Editor holding the command lock, so the
+        // same-id retry waits behind it: unknown, never a second run.
+        Final::Code("OPERATION_OUTCOME_UNKNOWN"),
     );
 }
 

@@ -288,7 +288,7 @@ fn a_200_kb_query_is_refused_at_once_and_the_server_keeps_answering() {
     }
     // The longest accepted query, one unknown word: answered (typo matching skips a word longer
     // than any catalog term instead of building its deletions).
-    let long = "q".repeat(hera_agent_unity::search::MAX_QUERY_CHARS);
+    let long = "q".repeat(hera_agent_unity::MAX_QUERY_CHARS);
     let r = search(&mut p, &long);
     assert_eq!(r["success"], true, "{r}");
     assert!(

@@ -169,7 +169,7 @@ fn quick_reload(sim: &Simulator) {
 /// results schema it was derived from.
 fn assert_fits_both(list: &Value, tool: &str, s: &Value) {
     assert_fits_output_schema(list, tool, s);
-    let full = hera_agent_unity::results::envelope_output_schema();
+    let full = hera_agent_unity::envelope_output_schema();
     let v = jsonschema::draft202012::new(&full).unwrap();
     let errors: Vec<String> = v.iter_errors(s).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{tool}: {errors:?}\n{s}");

@@ -10,7 +10,7 @@
 //! 3. **A small inline cap gives small spilled answers** (the preview follows the cap).
 
 use crate::support::mcp::*;
-use hera_agent_unity::results::SPILLED_MIN_BYTES;
+use hera_agent_unity::SPILLED_MIN_BYTES;
 use hera_connector_contract::catalog::{RiskClass, SafetyDecl, Source, ToolEntry};
 use hera_connector_sim::{Fault, SimConfig, Simulator, ToolSet};
 use serde_json::{Value, json};

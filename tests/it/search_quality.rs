@@ -17,7 +17,7 @@
 //!
 //! `HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality`
 
-use hera_agent_unity::search::{SearchFilter, SearchIndex, Verdict, callable_without_action};
+use hera_agent_unity::{SearchFilter, SearchIndex, Verdict, callable_without_action};
 use hera_connector_contract::catalog::{Catalog, ToolEntry};
 use hera_connector_sim::catalog::ToolSet;
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 //! The secrets are made up (random-looking, never issued) and assembled from pieces at run time,
 //! so that the source file itself does not look like a leak to a scanner.
 
-use hera_agent_unity::results::{
+use hera_agent_unity::{
     InlineCap, ProjectKey, ResultSafety, ResultShape, ResultStore, ShapeContext, StoreConfig,
     screen, shape_result,
 };

@@ -8,7 +8,7 @@
 
 use crate::measure::{compact_len, tokens_estimate};
 use crate::normalize::Normalizer;
-use hera_agent_unity::connector::transport;
+use hera_agent_unity::transport;
 use hera_connector_contract::canonical::sha256_prefixed;
 use hera_connector_contract::wire::CATALOG_SCHEMA;
 use serde_json::{Map, Value, json};
