@@ -20,7 +20,7 @@
 //!   and [`SearchFilter`] (profile, arbitrary-code exclusion).
 //!
 //! Recall on a fixed set of Unity requests is measured by `tests/search_quality.rs` and committed
-//! in `metrics/search-quality.json`; latency by `examples/search_bench.rs`.
+//! in `metrics/search-quality.json`; latency by `examples/bench` (metrics/bench.json).
 
 mod hit;
 mod index;
