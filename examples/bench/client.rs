@@ -177,7 +177,13 @@ impl Server {
     /// `total` `tools/call` requests with `in_flight` of them outstanding at every moment (a new
     /// one is written as soon as one is answered). Every answer must succeed. Returns the wall
     /// time from the first write to the last answer.
-    pub fn pipelined(&mut self, tool: &str, args: &Value, total: usize, in_flight: usize) -> Res<Duration> {
+    pub fn pipelined(
+        &mut self,
+        tool: &str,
+        args: &Value,
+        total: usize,
+        in_flight: usize,
+    ) -> Res<Duration> {
         let mut pending: HashSet<i64> = HashSet::new();
         let mut sent = 0;
         let mut done = 0;
@@ -261,6 +267,10 @@ pub fn proc_sample(pid: u32) -> Value {
     json!({
         "vm_rss_kib": field("VmRSS:"),
         "vm_hwm_kib": field("VmHWM:"),
+        // RSS split: private heap and stacks, and pages of the binary and libraries (shared
+        // with the page cache, and inflated by the kernel's fault-around).
+        "rss_anon_kib": field("RssAnon:"),
+        "rss_file_kib": field("RssFile:"),
         "threads": field("Threads:"),
         "cpu_ms": cpu_ms,
     })

@@ -308,7 +308,10 @@ fn latency_rounds(
     let mut s = ctx.spawn("latency", &[])?;
     s.initialize()?;
     // Catalog load and the first call's one-time costs are not what this step measures.
-    s.call_tool("tool_call", json!({"name": "scene", "arguments": {"action": "info"}}))?;
+    s.call_tool(
+        "tool_call",
+        json!({"name": "scene", "arguments": {"action": "info"}}),
+    )?;
     direct.command(rt, "scene", json!({"action": "info"}), true)?;
     let mut t: [Vec<Duration>; 4] = Default::default();
     let start = Instant::now();
@@ -324,7 +327,11 @@ fn latency_rounds(
                 }
                 t[0].push(took);
             } else {
-                t[1].push(direct.command(rt, "scene", json!({"action": "info"}), true)?.0);
+                t[1].push(
+                    direct
+                        .command(rt, "scene", json!({"action": "info"}), true)?
+                        .0,
+                );
             }
         }
         for step in 0..2 {
@@ -589,12 +596,12 @@ fn spill_session(
     let args = json!({"lines": 0, "type": "log"});
     let mut s = ctx.spawn("spill", &[])?;
     s.initialize()?;
-    s.call_tool(
-        "tool_describe",
-        json!({"name": "console"}),
-    )?;
+    s.call_tool("tool_describe", json!({"name": "console"}))?;
     let before = s.sample();
-    let (took, v) = s.call_tool("tool_call", json!({"name": "console", "arguments": args.clone()}))?;
+    let (took, v) = s.call_tool(
+        "tool_call",
+        json!({"name": "console", "arguments": args.clone()}),
+    )?;
     let after = s.sample();
     s.close()?;
     if v["result"]["status"] != json!("spilled") {
@@ -624,14 +631,17 @@ fn spill_session(
 fn binary_figures(binary: &Path, baseline: Option<&Path>) -> Value {
     let sizes = |b: &Path| {
         let bytes = std::fs::metadata(b).map(|m| m.len()).ok();
-        let stripped = std::env::temp_dir().join(format!("hera-bench-strip-{}", std::process::id()));
+        let stripped =
+            std::env::temp_dir().join(format!("hera-bench-strip-{}", std::process::id()));
         let ok = Command::new("strip")
             .arg("-o")
             .arg(&stripped)
             .arg(b)
             .status()
             .is_ok_and(|s| s.success());
-        let stripped_bytes = ok.then(|| std::fs::metadata(&stripped).map(|m| m.len()).ok()).flatten();
+        let stripped_bytes = ok
+            .then(|| std::fs::metadata(&stripped).map(|m| m.len()).ok())
+            .flatten();
         let _ = std::fs::remove_file(&stripped);
         json!({"path": b.display().to_string(), "bytes": bytes, "stripped_bytes": stripped_bytes})
     };
@@ -656,14 +666,53 @@ fn targets(r: &Value) -> Value {
     let f = |v: &Value| v.as_f64();
     let lat = &r["latency"]["ratios"];
     let mut rows = Vec::new();
-    let mut row = |id: &str, what: &str, measured: Option<f64>, unit: &str, cmp: &str, target: f64| {
-        let met = measured.map(|m| if cmp == "<=" { m <= target } else { m >= target });
+    let mut row = |id: &str,
+                   what: &str,
+                   measured: Option<f64>,
+                   unit: &str,
+                   cmp: &str,
+                   target: f64| {
+        let met = measured.map(|m| {
+            if cmp == "<=" {
+                m <= target
+            } else {
+                m >= target
+            }
+        });
         rows.push(json!({"id": id, "what": what, "measured": measured, "unit": unit, "target": format!("{cmp} {target}"), "met": met}));
     };
-    row("read_p50", "read tool_call p50 ÷ direct HTTP", f(&lat["read_p50"]), "×", "<=", 1.3);
-    row("read_p99", "read tool_call p99 ÷ direct HTTP", f(&lat["read_p99"]), "×", "<=", 2.0);
-    row("mutation_p50", "mutation tool_call p50 ÷ direct HTTP", f(&lat["mutation_p50"]), "×", "<=", 1.3);
-    row("mutation_p99", "mutation tool_call p99 ÷ direct HTTP", f(&lat["mutation_p99"]), "×", "<=", 2.0);
+    row(
+        "read_p50",
+        "read tool_call p50 ÷ direct HTTP",
+        f(&lat["read_p50"]),
+        "×",
+        "<=",
+        1.3,
+    );
+    row(
+        "read_p99",
+        "read tool_call p99 ÷ direct HTTP",
+        f(&lat["read_p99"]),
+        "×",
+        "<=",
+        2.0,
+    );
+    row(
+        "mutation_p50",
+        "mutation tool_call p50 ÷ direct HTTP",
+        f(&lat["mutation_p50"]),
+        "×",
+        "<=",
+        1.3,
+    );
+    row(
+        "mutation_p99",
+        "mutation tool_call p99 ÷ direct HTTP",
+        f(&lat["mutation_p99"]),
+        "×",
+        "<=",
+        2.0,
+    );
     for n in IN_FLIGHT {
         row(
             &format!("throughput_{n}"),
@@ -675,17 +724,87 @@ fn targets(r: &Value) -> Value {
         );
     }
     let fs = &r["first_tool_search"];
-    row("first_search_warm", "spawn → first tool_search, warm cache (p50)", f(&fs["warm_cache"]["p50_ms"]), "ms", "<=", 15.0);
-    row("first_search_cold", "spawn → first tool_search, no cache, minus the catalog fetch (p50)", f(&fs["cold_p50_minus_fetch_p50_ms"]), "ms", "<=", 10.0);
+    row(
+        "first_search_warm",
+        "spawn → first tool_search, warm cache (p50)",
+        f(&fs["warm_cache"]["p50_ms"]),
+        "ms",
+        "<=",
+        15.0,
+    );
+    row(
+        "first_search_cold",
+        "spawn → first tool_search, no cache, minus the catalog fetch (p50)",
+        f(&fs["cold_p50_minus_fetch_p50_ms"]),
+        "ms",
+        "<=",
+        10.0,
+    );
     let m = &r["memory"];
     let mib = |v: &Value| v.as_f64().map(|k| round3(k / 1024.0));
-    row("hwm_mixed", "VmHWM after catalog load + 1,000 mixed calls", mib(&m["after_mixed_calls"]["vm_hwm_kib"]), "MiB", "<=", 16.0);
-    row("rss_growth", "RSS growth from 1,000 to 10,000 calls", mib(&m["rss_growth_kib_after_mixed_to_end"]), "MiB", "<=", 0.5);
-    row("idle_rss", "idle RSS (before initialize)", mib(&m["idle_before_initialize"]["vm_rss_kib"]), "MiB", "<=", 8.0);
-    row("spill_peak", "spilled result: peak RSS ÷ payload", f(&r["spill"]["peak_rss_over_payload"]), "×", "<=", 3.0);
+    row(
+        "hwm_mixed",
+        &format!(
+            "VmHWM after catalog load + {} mixed calls",
+            m["mixed_calls"]
+        ),
+        mib(&m["after_mixed_calls"]["vm_hwm_kib"]),
+        "MiB",
+        "<=",
+        16.0,
+    );
+    row(
+        "rss_growth",
+        &format!(
+            "RSS growth from {} to {} calls",
+            m["mixed_calls"], m["total_calls"]
+        ),
+        mib(&m["rss_growth_kib_after_mixed_to_end"]),
+        "MiB",
+        "<=",
+        0.5,
+    );
+    row(
+        "idle_rss",
+        "idle RSS (before initialize)",
+        mib(&m["idle_before_initialize"]["vm_rss_kib"]),
+        "MiB",
+        "<=",
+        8.0,
+    );
+    row(
+        "idle_rss_anon",
+        "idle RSS, private (heap, stacks) only",
+        mib(&m["idle_before_initialize"]["rss_anon_kib"]),
+        "MiB",
+        "<=",
+        8.0,
+    );
+    row(
+        "spill_peak",
+        "spilled result: peak RSS ÷ payload",
+        f(&r["spill"]["peak_rss_over_payload"]),
+        "×",
+        "<=",
+        3.0,
+    );
     let s = &r["search_in_process"];
-    row("search_34", "tool_search p50, 34 tools (in process)", f(&s["builtin_catalog"]["search"]["p50_us"]), "µs", "<=", 100.0);
-    row("search_10k", "tool_search p50, synthetic 10,000 tools (in process)", f(&s["synthetic_catalog"]["search"]["p50_us"]), "µs", "<=", 2000.0);
+    row(
+        "search_34",
+        "tool_search p50, 34 tools (in process)",
+        f(&s["builtin_catalog"]["search"]["p50_us"]),
+        "µs",
+        "<=",
+        100.0,
+    );
+    row(
+        "search_10k",
+        "tool_search p50, synthetic 10,000 tools (in process)",
+        f(&s["synthetic_catalog"]["search"]["p50_us"]),
+        "µs",
+        "<=",
+        2000.0,
+    );
     let mut out = Value::Array(rows);
     if let Some(b) = r["binary"]["measured"]["stripped_bytes"].as_f64() {
         out.as_array_mut().expect("array").push(json!({
@@ -715,7 +834,11 @@ impl DirectClient {
             ..Default::default()
         };
         let instance = rt
-            .block_on(discovery::discover(&agent_home, &sel, Duration::from_secs(10)))
+            .block_on(discovery::discover(
+                &agent_home,
+                &sel,
+                Duration::from_secs(10),
+            ))
             .map_err(|e| format!("discover the simulator: {e}"))?;
         Ok(DirectClient {
             client: ConnectorClient::new(agent_home, instance, REQUEST_TIMEOUT),
@@ -806,7 +929,14 @@ fn adapter_binary() -> Res<PathBuf> {
     // `cargo run --example` builds the library and the example, not the binary.
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "-p", "hera-agent-unity", "--bin", "hera-agent-unity"]);
+    build.args([
+        "build",
+        "--quiet",
+        "-p",
+        "hera-agent-unity",
+        "--bin",
+        "hera-agent-unity",
+    ]);
     if release {
         build.arg("--release");
     }

@@ -31,8 +31,15 @@ pub fn table(report: &Value) -> String {
     let m = &report["machine"];
     out.push_str(&format!(
         "\n{} run of commit `{}` on {} ({} CPUs, load {} at the start), {}.\n",
-        report["mode"].as_str().unwrap_or("?").split(' ').next().unwrap_or("?"),
-        report["commit"]["sha"].as_str().map_or("?", |s| &s[..s.len().min(12)]),
+        report["mode"]
+            .as_str()
+            .unwrap_or("?")
+            .split(' ')
+            .next()
+            .unwrap_or("?"),
+        report["commit"]["sha"]
+            .as_str()
+            .map_or("?", |s| &s[..s.len().min(12)]),
         m["cpu"].as_str().unwrap_or("an unknown CPU"),
         m["available_parallelism"],
         m["load_average_start"][0],
@@ -51,7 +58,10 @@ pub fn write(readme: &Path, report: &Value) -> Res<()> {
         ));
     };
     if e < b {
-        return Err(format!("{}: the end marker precedes the begin marker", readme.display()));
+        return Err(format!(
+            "{}: the end marker precedes the begin marker",
+            readme.display()
+        ));
     }
     let new = format!("{}{BEGIN}\n\n{}\n{}", &text[..b], table(report), &text[e..]);
     if new != text {

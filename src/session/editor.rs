@@ -104,7 +104,11 @@ impl FileStamp {
             .modified
             .duration_since(SystemTime::UNIX_EPOCH)
             .is_ok_and(|d| d.subsec_nanos() == 0);
-        let margin = if coarse { COARSE_MTIME_RACE } else { MTIME_RACE };
+        let margin = if coarse {
+            COARSE_MTIME_RACE
+        } else {
+            MTIME_RACE
+        };
         self.modified + margin >= scan_started
     }
 }
@@ -130,8 +134,7 @@ impl ScanReuse {
         let s = slot.as_ref()?;
         let unchanged = s.at.elapsed() < SCAN_REUSE_MAX
             && FileStamp::of(dir).as_ref() == Some(&s.dir)
-            && s
-                .files
+            && s.files
                 .iter()
                 .all(|(p, st)| FileStamp::of(p).as_ref() == Some(st));
         unchanged.then(|| s.scan.clone())
@@ -1036,7 +1039,10 @@ mod tests {
 
         let (_tmp, _file, scan) = heartbeat_dir();
         reuse.keep(&scan, SystemTime::now(), Instant::now() - SCAN_REUSE_MAX);
-        assert!(reuse.reuse(&scan.dir).is_none(), "older than the reuse bound");
+        assert!(
+            reuse.reuse(&scan.dir).is_none(),
+            "older than the reuse bound"
+        );
 
         // A whole-second timestamp (a coarse file system) needs two seconds of margin.
         let coarse = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
