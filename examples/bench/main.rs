@@ -180,8 +180,9 @@ fn run() -> Res<()> {
         eprintln!("bench: debug build; figures are not representative (use --release)");
     }
     let load_start = load_average();
+    // Absolute: the servers run with the temporary HOME as their working directory.
     let binary = match &args.server {
-        Some(b) => b.clone(),
+        Some(b) => std::fs::canonicalize(b).map_err(|e| format!("{}: {e}", b.display()))?,
         None => adapter_binary()?,
     };
     let home = tempfile::tempdir().map_err(|e| format!("temp HOME: {e}"))?;
