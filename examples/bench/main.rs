@@ -207,6 +207,9 @@ fn run() -> Res<()> {
         .map_err(|e| format!("tokio runtime: {e}"))?;
     let direct = DirectClient::connect(&rt, home.path(), &project, &sim)?;
 
+    eprintln!("bench: 0. start-up and tools/list with no Editor");
+    let startup = startup_rounds(&ctx, &plan)?;
+
     eprintln!("bench: 1. latency (read and mutation, interleaved with direct HTTP)");
     let creates_before = sim.side_effects_of("manage_gameobject", Some("create"));
     let latency = latency_rounds(&ctx, &direct, &rt, &plan)?;
@@ -265,6 +268,7 @@ fn run() -> Res<()> {
             "editor": "the reference simulator in this process, real HTTP on 127.0.0.1; its handlers are in memory, so the figures isolate the adapter",
             "noise": "a shared 2-core machine: compare ratios from one run, not absolute figures across runs",
         },
+        "startup_no_editor": startup,
         "latency": latency.figures,
         "throughput": throughput,
         "first_tool_search": first_search,
@@ -291,6 +295,40 @@ fn run() -> Res<()> {
     }
     eprintln!("{}", readme::table(&report));
     Ok(())
+}
+
+/// What must stay fast: spawn → `initialize` and spawn → compact `tools/list`, in a HOME that
+/// has never seen an Editor (no heartbeat, no cached catalog), a fresh process per sample.
+fn startup_rounds(ctx: &Ctx, plan: &Plan) -> Res<Value> {
+    let empty = tempfile::tempdir().map_err(|e| format!("temp HOME: {e}"))?;
+    let bare = Ctx {
+        binary: ctx.binary.clone(),
+        home: empty.path().to_path_buf(),
+        project: ctx.project.clone(),
+        spawned: std::cell::Cell::new(0),
+    };
+    let mut init = Vec::new();
+    let mut list = Vec::new();
+    let start = Instant::now();
+    while init.len() < plan.spawn_rounds && start.elapsed() < PHASE_BUDGET {
+        let t = Instant::now();
+        let mut s = bare.spawn("startup", &[])?;
+        s.initialize()?;
+        init.push(t.elapsed());
+        let (_, reply) = s.request("tools/list", json!({}))?;
+        list.push(t.elapsed());
+        let tools = reply.result["tools"].as_array().map_or(0, Vec::len);
+        if tools != 3 {
+            return Err(s.fail(format!("compact tools/list had {tools} tools, not 3")));
+        }
+        s.close()?;
+    }
+    ctx.spawned.set(ctx.spawned.get() + bare.spawned.get());
+    Ok(json!({
+        "spawn_to_initialize": distribution(&init),
+        "spawn_to_tools_list": distribution(&list),
+        "what": "a HOME with no heartbeat and no cached catalog; compact exposure (3 tools)",
+    }))
 }
 
 /// Figures of [`latency_rounds`].
@@ -806,6 +844,9 @@ fn targets(r: &Value) -> Value {
         "<=",
         2000.0,
     );
+    let st = &r["startup_no_editor"];
+    rows.push(json!({"id": "startup_initialize", "what": "spawn → initialize, no Editor (p50)", "measured": f(&st["spawn_to_initialize"]["p50_ms"]), "unit": "ms", "target": "keep", "met": Value::Null}));
+    rows.push(json!({"id": "startup_tools_list", "what": "spawn → tools/list, no Editor (p50)", "measured": f(&st["spawn_to_tools_list"]["p50_ms"]), "unit": "ms", "target": "keep", "met": Value::Null}));
     let mut out = Value::Array(rows);
     if let Some(b) = r["binary"]["measured"]["stripped_bytes"].as_f64() {
         out.as_array_mut().expect("array").push(json!({
