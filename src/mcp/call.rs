@@ -288,30 +288,38 @@ impl AgentCalls {
             }
         }
         let mut env = Envelope::from_connector(raw, &format!("{} completed", done.policy.tool));
-        if done.policy.uses_ledger() {
-            env = env.with_operation_id(op);
-        }
-        if let Some(first) = done.events.iter().find_map(|e| match e {
+        let uses_ledger = done.policy.uses_ledger();
+        let renewed = done.events.contains(&CallEvent::ApprovalRenewed);
+        let replayed = done.events.iter().find_map(|e| match e {
             CallEvent::Replayed { first_ran_at_ms } => Some(*first_ran_at_ms),
             _ => None,
-        }) {
+        });
+        let project_id = done.project_id.clone();
+        // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
+        // its own copy now, so both go before shaping makes more (a large result would
+        // otherwise be held four times at once).
+        drop(done);
+        if uses_ledger {
+            env = env.with_operation_id(op);
+        }
+        if let Some(first) = replayed {
             let at = task_ext::iso8601(first);
             env.replay =
                 Some(json!({"replayed": true, "first_ran_at": at, "first_ran_at_ms": first}));
             env.agent_hint = Some(format!(
                 "Nothing ran now: operation {} already ran at {at}, and this is the Editor's \
                  stored result of that run.",
-                done.operation_id
+                env.operation_id.as_deref().unwrap_or_default()
             ));
         }
-        if done.events.contains(&CallEvent::ApprovalRenewed) && env.agent_hint.is_none() {
+        if renewed && env.agent_hint.is_none() {
             env.agent_hint = Some(
                 "The Editor reloaded after the approval; the unchanged operation was approved \
                  again and ran once."
                     .into(),
             );
         }
-        self.shape(env, safety, &label, &done.project_id).await
+        self.shape(env, safety, &label, &project_id).await
     }
 
     /// A task's state as an answer: a finished job's result goes through result shaping like
@@ -347,7 +355,15 @@ impl AgentCalls {
         let value = env.to_value();
         let label = label.to_string();
         let op = env.operation_id.clone();
-        let shaped = tokio::task::spawn_blocking(move || {
+        let op_for_error = op.clone();
+        // Not kept as a fallback: an unshaped result would skip credential screening, and
+        // keeping it would hold a large result once more while it is shaped.
+        drop(env);
+        // A result within the inline cap never touches the disk, so it is shaped right here:
+        // the hop to the blocking pool would cost more than the shaping. Larger ones may be
+        // written to the result cache, which blocks.
+        let inline = serialized_within(&value, cap.bytes());
+        let run = move || {
             shape_result(
                 &value,
                 &ShapeContext {
@@ -359,12 +375,28 @@ impl AgentCalls {
                     operation_id: op.as_deref(),
                 },
             )
-        })
-        .await;
+        };
+        let shaped = if inline {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+                .map_err(|_| "result shaping panicked".to_string())
+        } else {
+            tokio::task::spawn_blocking(run)
+                .await
+                .map_err(|e| e.to_string())
+        };
         match shaped {
             Ok(s) => Answer::FromEditor(s),
             Err(e) => {
                 tracing::error!("result shaping failed: {e}");
+                let mut env = Envelope::error(
+                    "RESULT_UNAVAILABLE",
+                    "the Editor answered, but its result could not be prepared for you (an \
+                     internal error, logged on the server's stderr); the call itself ran, so \
+                     do not repeat a change: check the project's state instead",
+                );
+                if let Some(op) = op_for_error {
+                    env = env.with_operation_id(op);
+                }
                 Answer::Made(env)
             }
         }
@@ -550,5 +582,39 @@ impl AgentCalls {
             return Err(task_not_found(raw));
         }
         Ok(id)
+    }
+}
+
+/// Whether `value` serializes to at most `cap` bytes, found without building the text: the
+/// count stops at the first byte over, so a 50 MiB result costs no 50 MiB copy to measure.
+fn serialized_within(value: &Value, cap: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or_else(|| std::io::Error::other("over the cap"))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Budget(cap), value).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::serialized_within;
+    use serde_json::json;
+
+    #[test]
+    fn the_inline_size_check_is_exact_at_the_cap() {
+        let v = json!({"a": "bc", "n": [1, 2]});
+        let len = serde_json::to_vec(&v).unwrap().len();
+        assert!(serialized_within(&v, len));
+        assert!(!serialized_within(&v, len - 1));
+        assert!(!serialized_within(&json!("x".repeat(1 << 20)), 1 << 20));
     }
 }

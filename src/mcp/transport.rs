@@ -154,6 +154,9 @@ enum Read {
     Eof,
 }
 
+/// Writes one frame that already ends in its newline. One write, not the frame and then the
+/// newline: stdout is written from the blocking pool, one round trip per write, and the lock
+/// that keeps frames whole is held for all of them.
 async fn write_line<W: AsyncWrite + Unpin>(
     writer: &Mutex<Option<W>>,
     bytes: &[u8],
@@ -166,7 +169,6 @@ async fn write_line<W: AsyncWrite + Unpin>(
         ));
     };
     w.write_all(bytes).await?;
-    w.write_all(b"\n").await?;
     w.flush().await
 }
 
@@ -302,7 +304,8 @@ where
     /// Writes an error frame from a detached task: `receive` can be cancelled at any await by
     /// rmcp's `select!`, and a reply must neither be lost nor half-written when that happens.
     fn reply(&mut self, frame: &Value) {
-        let bytes = serde_json::to_vec(frame).expect("a JSON value serializes");
+        let mut bytes = serde_json::to_vec(frame).expect("a JSON value serializes");
+        bytes.push(b'\n');
         let writer = self.writer.clone();
         let closed = self.output_closed.clone();
         self.replies.retain(|h| !h.is_finished());
@@ -341,7 +344,8 @@ where
             if let Some(id) = &answered {
                 in_flight.end(id);
             }
-            let bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            bytes.push(b'\n');
             let written = write_line(&writer, &bytes).await;
             if let Err(e) = &written
                 && e.kind() != std::io::ErrorKind::NotConnected

@@ -319,7 +319,7 @@ pub struct ResultStore {
 /// What the last full pass over a project's folder left, so that a spool only walks the folder
 /// when it has to: when the bytes written since could exceed the cap, or when the last pass is
 /// older than [`PRUNE_INTERVAL_MS`] (age-based expiry). A full pass per spool made a long
-/// session's spills slower with every stored result (metrics/mcp-bench.json).
+/// session's spills slower with every stored result (measured by examples/bench).
 #[derive(Debug, Clone, Copy)]
 struct PruneState {
     at_ms: u64,

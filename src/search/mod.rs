@@ -26,7 +26,7 @@
 //! a sentence costs.
 //!
 //! Recall on a fixed set of Unity requests is measured by `tests/search_quality.rs` and committed
-//! in `metrics/search-quality.json`; latency by `examples/search_bench.rs`.
+//! in `metrics/search-quality.json`; latency by `examples/bench` (metrics/bench.json).
 
 mod answer;
 mod hit;

@@ -39,9 +39,10 @@ use crate::discovery::{
     self, AgentHome, AliveEvent, DiscoveryError, Instance, Scan, Selector, now_ms,
 };
 use serde_json::json;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// How often the watch re-reads the heartbeat.
 pub const WATCH_INTERVAL: Duration = Duration::from_secs(1);
@@ -62,6 +63,104 @@ pub struct SessionOptions {
     /// The longest a call waits for an Editor to appear when none is running yet (0: answer
     /// at once).
     pub appear_wait: Duration,
+}
+
+/// The longest a heartbeat scan is reused even when no file changed: the watch scans this often
+/// anyway, and a crashed Editor's file (unchanged, but its pid dead) is noticed no later.
+const SCAN_REUSE_MAX: Duration = Duration::from_secs(1);
+/// A file written this close before a scan may carry the same timestamp as a write just after
+/// it (the kernel stamps files from a clock that lags by a few milliseconds).
+const MTIME_RACE: Duration = Duration::from_millis(20);
+/// The same margin on a file system that stores whole seconds only (no sub-second part).
+const COARSE_MTIME_RACE: Duration = Duration::from_secs(2);
+
+/// What a file looked like: any write or replacement changes one of these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: SystemTime,
+    /// The inode on Unix (an atomic replace gives a new one); 0 elsewhere.
+    inode: u64,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(FileStamp {
+            len: m.len(),
+            modified: m.modified().ok()?,
+            inode,
+        })
+    }
+
+    /// Whether a write after `scan_started` could share this stamp (then the stamp proves
+    /// nothing about what the scan read).
+    fn may_hide_a_later_write(&self, scan_started: SystemTime) -> bool {
+        let coarse = self
+            .modified
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .is_ok_and(|d| d.subsec_nanos() == 0);
+        let margin = if coarse {
+            COARSE_MTIME_RACE
+        } else {
+            MTIME_RACE
+        };
+        self.modified + margin >= scan_started
+    }
+}
+
+/// The last heartbeat scan, reused while the instances directory and every heartbeat file in it
+/// are exactly as they were when it was read. Any change (a new heartbeat written every second,
+/// a port or epoch change, a file added or removed) makes the next look scan afresh, so a call
+/// is never sent to a port the heartbeat no longer announces; reuse only skips re-reading and
+/// re-parsing files that did not change.
+#[derive(Default)]
+struct ScanReuse(Mutex<Option<StampedScan>>);
+
+struct StampedScan {
+    scan: Scan,
+    at: Instant,
+    dir: FileStamp,
+    files: Vec<(PathBuf, FileStamp)>,
+}
+
+impl ScanReuse {
+    fn reuse(&self, dir: &Path) -> Option<Scan> {
+        let slot = self.0.lock().expect("scan lock");
+        let s = slot.as_ref()?;
+        let unchanged = s.at.elapsed() < SCAN_REUSE_MAX
+            && FileStamp::of(dir).as_ref() == Some(&s.dir)
+            && s.files
+                .iter()
+                .all(|(p, st)| FileStamp::of(p).as_ref() == Some(st));
+        unchanged.then(|| s.scan.clone())
+    }
+
+    /// Keeps `scan` for reuse when its files' stamps can vouch for it.
+    fn keep(&self, scan: &Scan, started: SystemTime, at: Instant) {
+        let stamp = |p: &Path| FileStamp::of(p).filter(|s| !s.may_hide_a_later_write(started));
+        let files: Option<Vec<(PathBuf, FileStamp)>> = scan
+            .instances
+            .iter()
+            .map(|i| i.file.as_path())
+            .chain(scan.unreadable.iter().map(|(p, _)| p.as_path()))
+            .map(|p| stamp(p).map(|s| (p.to_path_buf(), s)))
+            .collect();
+        let kept = match (stamp(&scan.dir), files) {
+            (Some(dir), Some(files)) => Some(StampedScan {
+                scan: scan.clone(),
+                at,
+                dir,
+                files,
+            }),
+            _ => None,
+        };
+        *self.0.lock().expect("scan lock") = kept;
+    }
 }
 
 /// Decrements the load counter when dropped.
@@ -246,6 +345,7 @@ pub struct Session {
     calls: AtomicUsize,
     /// A project switch the agent has not been told about yet.
     switched: Mutex<Option<ProjectSwitch>>,
+    scans: ScanReuse,
 }
 
 fn state_error(instance: &Instance) -> CallError {
@@ -308,6 +408,7 @@ impl Session {
             issued: Default::default(),
             calls: AtomicUsize::new(0),
             switched: Mutex::new(None),
+            scans: ScanReuse::default(),
         }
     }
 
@@ -399,6 +500,18 @@ impl Session {
         self.client.lock().expect("client lock").clone()
     }
 
+    /// The heartbeats as they are now: the last scan when no heartbeat file changed since (see
+    /// [`ScanReuse`]), else a fresh one.
+    async fn scan(&self) -> Result<Scan, DiscoveryError> {
+        if let Some(s) = self.scans.reuse(&self.home.instances_dir()) {
+            return Ok(s);
+        }
+        let (started, at) = (SystemTime::now(), Instant::now());
+        let scan = discovery::scan_async(&self.home).await?;
+        self.scans.keep(&scan, started, at);
+        Ok(scan)
+    }
+
     /// Reads the heartbeats once: the followed project if we have one, else the selection rules.
     /// With `may_switch`, an unpinned server whose project's Editor is gone moves to the Editor
     /// the selection rules pick now (see the module doc).
@@ -409,7 +522,7 @@ impl Session {
                 return self.observe_unbound().await;
             };
             let followed = client.instance();
-            let scan = match discovery::scan_async(&self.home).await {
+            let scan = match self.scan().await {
                 Ok(s) => s,
                 Err(e) => return Presence::undiscovered(e),
             };
@@ -448,7 +561,7 @@ impl Session {
 
     /// No Editor followed yet: the selection rules, and the chosen one becomes the followed.
     async fn observe_unbound(&self) -> Presence {
-        let scan = match discovery::scan_async(&self.home).await {
+        let scan = match self.scan().await {
             Ok(s) => s,
             Err(e) => return Presence::undiscovered(e),
         };
@@ -865,5 +978,80 @@ mod tests {
             hint.starts_with("Now connected to the Unity project /work/Beta"),
             "{hint}"
         );
+    }
+
+    /// A heartbeat file and its directory, both stamped an hour ago (well before any scan).
+    fn heartbeat_dir() -> (tempfile::TempDir, PathBuf, Scan) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("instances");
+        std::fs::create_dir(&dir).unwrap();
+        let file = dir.join("8090.json");
+        std::fs::write(&file, r#"{"port":8090}"#).unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        backdate(&file, hour_ago);
+        backdate(&dir, hour_ago);
+        let mut i = instance("/work/Alpha", 8090, "ready");
+        i.file = file.clone();
+        let scan = Scan {
+            dir: dir.clone(),
+            instances: vec![i],
+            ..Default::default()
+        };
+        (tmp, file, scan)
+    }
+
+    fn backdate(path: &Path, to: SystemTime) {
+        std::fs::File::open(path).unwrap().set_modified(to).unwrap();
+    }
+
+    #[test]
+    fn an_unchanged_heartbeat_scan_is_reused_and_any_change_forces_a_fresh_one() {
+        let (_tmp, file, scan) = heartbeat_dir();
+        let reuse = ScanReuse::default();
+        reuse.keep(&scan, SystemTime::now(), Instant::now());
+        let again = reuse.reuse(&scan.dir).expect("nothing changed: reused");
+        assert_eq!(again.instances, scan.instances);
+
+        // Rewritten in place (same inode): the new time and length show it.
+        std::fs::write(&file, r#"{"port":8091 }"#).unwrap();
+        assert!(reuse.reuse(&scan.dir).is_none(), "a rewritten heartbeat");
+
+        let (_tmp, _file, scan) = heartbeat_dir();
+        reuse.keep(&scan, SystemTime::now(), Instant::now());
+        std::fs::write(scan.dir.join("8091.json"), "{}").unwrap();
+        assert!(reuse.reuse(&scan.dir).is_none(), "a new heartbeat file");
+
+        let (_tmp, file, scan) = heartbeat_dir();
+        reuse.keep(&scan, SystemTime::now(), Instant::now());
+        std::fs::remove_file(&file).unwrap();
+        assert!(reuse.reuse(&scan.dir).is_none(), "a removed heartbeat file");
+    }
+
+    #[test]
+    fn a_scan_that_raced_a_write_or_grew_old_is_not_reused() {
+        let (_tmp, file, scan) = heartbeat_dir();
+        let reuse = ScanReuse::default();
+        // The file was written just as the scan started: what was read cannot be vouched for.
+        let started = SystemTime::now();
+        backdate(&file, started - Duration::from_millis(5));
+        reuse.keep(&scan, started, Instant::now());
+        assert!(reuse.reuse(&scan.dir).is_none(), "written as the scan ran");
+
+        let (_tmp, _file, scan) = heartbeat_dir();
+        reuse.keep(&scan, SystemTime::now(), Instant::now() - SCAN_REUSE_MAX);
+        assert!(
+            reuse.reuse(&scan.dir).is_none(),
+            "older than the reuse bound"
+        );
+
+        // A whole-second timestamp (a coarse file system) needs two seconds of margin.
+        let coarse = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let stamp = FileStamp {
+            len: 1,
+            modified: coarse,
+            inode: 1,
+        };
+        assert!(stamp.may_hide_a_later_write(coarse + Duration::from_millis(1500)));
+        assert!(!stamp.may_hide_a_later_write(coarse + Duration::from_secs(3)));
     }
 }

@@ -1,17 +1,11 @@
-//! `tool_search` latency and result size, written to `metrics/search-bench.json`.
-//!
-//! Run in release (a debug build is measured too, but flagged):
-//!
-//! `cargo run --release --example search_bench`
-//!
-//! Catalogs: the simulator's built-in catalog (34 tools), and a synthetic catalog of 10,000
-//! tools (the 34 built-ins plus 9,966 generated from the built-ins' own words with a fixed seed,
-//! so term statistics look like a real catalog's and every run generates the same one).
+//! `tool_search` latency in process: the built-in catalog (34 tools) and a synthetic catalog of
+//! 10,000 tools (the 34 built-ins plus tools generated from the built-ins' own words with a fixed
+//! seed, so term statistics look like a real catalog's and every run generates the same one).
 //! Queries: every request in `tests/search/queries.json` and `tests/search/holdout.json`,
 //! limit 5, no filter. Each search is timed on its own (wall clock, and the thread's CPU time,
 //! which excludes preemption by other work on the machine); rounds and samples are bounded.
 
-use hera_agent_unity::{SearchFilter, SearchHit, SearchIndex};
+use hera_agent_unity::{SearchFilter, SearchIndex};
 use hera_connector_contract::catalog::{
     ActionEntry, Catalog, RiskClass, SafetyDecl, Source, ToolEntry,
 };
@@ -20,7 +14,6 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const COMMAND: &str = "cargo run --release --example search_bench";
 const SYNTHETIC_TOOLS: usize = 10_000;
 const SEED: u64 = 0x5EA2_C4B3_0000_0001;
 const LIMIT: usize = 5;
@@ -244,113 +237,31 @@ fn timed_build(tools: &[ToolEntry]) -> (SearchIndex, f64) {
     (index, (t.elapsed().as_secs_f64() * 10_000.0).round() / 10.0)
 }
 
-/// The anchor's per-tool result object (anchor-mcp-adapter.md §2.4): name, full description,
-/// contract_mode, every action name, and the tool-level compact safety folded with its rules.
-fn anchor_shape(tool: &ToolEntry) -> Value {
-    let s = &tool.safety;
-    let mut safety = json!({
-        "risk_class": s.risk_class, "read_only": s.read_only, "destructive": s.destructive,
-        "idempotent": s.idempotent, "requires_confirmation": s.requires_confirmation,
-    });
-    for r in &s.rules {
-        safety["read_only"] = json!(safety["read_only"] == json!(true) && r.safety.read_only);
-        safety["idempotent"] = json!(safety["idempotent"] == json!(true) && r.safety.idempotent);
-        safety["destructive"] = json!(safety["destructive"] == json!(true) || r.safety.destructive);
-        safety["requires_confirmation"] =
-            json!(safety["requires_confirmation"] == json!(true) || r.safety.requires_confirmation);
-        safety["risk_class"] = json!("conditional");
-    }
-    let mut v = json!({"name": tool.name, "description": tool.description,
-                       "contract_mode": tool.contract_mode, "safety": safety});
-    if !tool.actions.is_empty() {
-        v["actions"] = json!(tool.actions.iter().map(|a| &a.name).collect::<Vec<_>>());
-    }
-    v
-}
-
-fn result_sizes(index: &SearchIndex, tools: &[ToolEntry], queries: &[String]) -> Value {
-    let mut per_hit: Vec<u64> = Vec::new();
-    let mut per_result: Vec<u64> = Vec::new();
-    let mut anchor_per_result: Vec<u64> = Vec::new();
-    for q in queries {
-        let hits: Vec<SearchHit> = index.search(q, LIMIT, &SearchFilter::everything());
-        let compact: Vec<Value> = hits.iter().map(SearchHit::to_compact_json).collect();
-        for c in &compact {
-            per_hit.push(serde_json::to_string(c).unwrap().len() as u64);
-        }
-        per_result.push(serde_json::to_string(&compact).unwrap().len() as u64);
-        let mut names: Vec<&str> = Vec::new();
-        for h in &hits {
-            if !names.contains(&h.tool.as_str()) {
-                names.push(&h.tool);
-            }
-        }
-        let anchor: Vec<Value> = names
-            .iter()
-            .filter_map(|n| tools.iter().find(|t| t.name == *n))
-            .map(anchor_shape)
-            .collect();
-        anchor_per_result.push(serde_json::to_string(&anchor).unwrap().len() as u64);
-    }
-    anchor_per_result.sort_unstable();
-    per_hit.sort_unstable();
-    per_result.sort_unstable();
-    let mean = |v: &[u64]| (v.iter().sum::<u64>() as f64 / v.len() as f64).round();
-    json!({
-        "shape": "SearchHit::to_compact_json: {name, action?, summary, actions? (only when no action is named), safety: {risk_class, read_only, destructive, idempotent, requires_confirmation, conditional?}}, compact JSON",
-        "hits": per_hit.len(),
-        "bytes_per_hit": {"mean": mean(&per_hit), "p50": percentile(&per_hit, 0.5), "p95": percentile(&per_hit, 0.95), "max": per_hit.last()},
-        "bytes_per_result_array_of_5": {"mean": mean(&per_result), "p50": percentile(&per_result, 0.5), "p95": percentile(&per_result, 0.95), "max": per_result.last()},
-        "same_hits_in_the_anchor_shape": {
-            "shape": "anchor-mcp-adapter.md §2.4: one object per distinct tool among the hits: {name, description (full), contract_mode, actions (all), safety (tool-level, rules folded)}",
-            "bytes_per_result_array": {"mean": mean(&anchor_per_result), "p50": percentile(&anchor_per_result, 0.5), "p95": percentile(&anchor_per_result, 0.95), "max": anchor_per_result.last()},
-        },
-    })
-}
-
-fn main() {
-    let release = !cfg!(debug_assertions);
-    if !release {
-        eprintln!("search_bench: debug build; figures are not representative (use --release)");
-    }
-    // Other work on a shared machine shows up in the tail percentiles; record how busy it was.
-    let load_average = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().map(str::to_string));
+/// Both catalogs, timed; `smoke` shrinks the synthetic catalog and the rounds.
+pub fn run(smoke: bool) -> Value {
     let queries = load_queries();
     let project_id = format!("sha256:{}", "0".repeat(64));
     let catalog: Catalog =
         serde_json::from_value(ToolSet::builtin().catalog("search-bench", &project_id))
             .expect("the simulator publishes a valid catalog");
-
+    let (rounds_real, rounds_big, tools_big) = if smoke {
+        (2, 1, 500)
+    } else {
+        (200, 20, SYNTHETIC_TOOLS)
+    };
     let (real, real_build_ms) = timed_build(&catalog.tools);
-    let real_timing = time_searches(&real, &queries, 200);
-    let sizes = result_sizes(&real, &catalog.tools, &queries);
-
-    let big_tools = synthetic(&catalog.tools, SYNTHETIC_TOOLS);
+    let real_timing = time_searches(&real, &queries, rounds_real);
+    let big_tools = synthetic(&catalog.tools, tools_big);
     let big_actions: usize = big_tools.iter().map(|t| t.actions.len()).sum();
     let (big, big_build_ms) = timed_build(&big_tools);
-    let big_timing = time_searches(&big, &queries, 20);
-
-    let p50 = |v: &Value| v["p50_us"].as_f64().unwrap();
-    let report = json!({
-        "format": "hera.search-bench/1",
-        "command": COMMAND,
-        "profile": if release { "release" } else { "debug (not representative)" },
-        "machine": {
-            "os": std::env::consts::OS,
-            "arch": std::env::consts::ARCH,
-            "available_parallelism": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-            "load_average_at_start": load_average,
-        },
-        "queries": {"count": queries.len(), "files": ["tests/search/queries.json", "tests/search/holdout.json"], "limit": LIMIT, "filter": "none (arbitrary-code tools included)"},
+    let big_timing = time_searches(&big, &queries, rounds_big);
+    json!({
+        "queries": {"count": queries.len(), "files": ["tests/search/queries.json", "tests/search/holdout.json"], "limit": LIMIT, "filter": "none"},
         "builtin_catalog": {
             "tools": catalog.tools.len(),
             "entries": real.entry_count(),
             "index_build_ms": real_build_ms,
             "search": real_timing,
-            "target": "p50 <= 100 us",
-            "meets_target": p50(&real_timing) <= 100.0,
         },
         "synthetic_catalog": {
             "tools": big_tools.len(),
@@ -360,18 +271,6 @@ fn main() {
             "generator": "the 34 built-ins plus generated tools whose names, descriptions, actions and parameters are drawn from the built-ins' own words (splitmix64, fixed seed)",
             "index_build_ms": big_build_ms,
             "search": big_timing,
-            "target": "p50 <= 2000 us",
-            "meets_target": p50(&big_timing) <= 2000.0,
         },
-        "result_size_builtin_catalog": sizes,
-    });
-    let text = serde_json::to_string_pretty(&report).unwrap() + "\n";
-    println!("{text}");
-    if release {
-        let path = root().join("metrics/search-bench.json");
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {path:?}: {e}"));
-        eprintln!("wrote {}", path.display());
-    } else {
-        eprintln!("debug build: metrics/search-bench.json left unchanged");
-    }
+    })
 }
