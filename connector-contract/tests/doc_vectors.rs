@@ -1,4 +1,5 @@
-//! The vectors printed in connector-protocol.md, checked against this crate.
+//! The worked examples the contract's source documentation prints (kept here as data), checked
+//! against this crate.
 use hera_connector_contract::{approval, canonical, identity};
 
 #[test]

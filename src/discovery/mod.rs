@@ -1,7 +1,7 @@
 //! Finding the Unity Editor: heartbeat files, liveness, choosing one instance, following it.
 //!
 //! The Connector announces itself only through files in `~/.hera-agent-unity/instances/`
-//! (connector-protocol.md §1). This module reads them; it knows nothing of HTTP.
+//! (connector-contract/README.md §1). This module reads them; it knows nothing of HTTP.
 //!
 //! - [`AgentHome`]: where the files are (`$HOME`/`%USERPROFILE%`, with an OS fallback).
 //! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted).

@@ -30,7 +30,7 @@ use std::sync::Arc;
 pub const SERVER_NAME: &str = "hera-agent-unity";
 
 /// Methods this server implements. When rmcp cannot parse their params it hands them to
-/// `on_custom_request` (rmcp-guide pitfall 3); they get -32602, not -32601.
+/// `on_custom_request` (rmcp routes a known method whose params it cannot parse there); they get -32602, not -32601.
 const KNOWN_METHODS: [&str; 12] = [
     "initialize",
     "ping",

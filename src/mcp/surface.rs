@@ -11,7 +11,7 @@
 //!   when it differs, the client is told: legacy sessions by an unsolicited
 //!   `notifications/tools/list_changed`, 2026-07-28 sessions on their `subscriptions/listen`
 //!   stream. The stream's change receiver is taken *before* the SDK sends the subscription
-//!   acknowledgement (rmcp-guide §8, pitfall 8), so no change between ack and `listen` is lost.
+//!   acknowledgement (rmcp reads a subscription's filter before it acknowledges it), so no change between ack and `listen` is lost.
 //! - **A catalog the profile cannot be served from** (a legacy Connector; a profile with tools
 //!   that change the project on an Editor without `operation_ledger_v1`): `tools/list` answers
 //!   a JSON-RPC error whose message says why and what to do, every native call gets the same

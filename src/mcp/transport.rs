@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC over stdio, framed here rather than by rmcp's `AsyncRwTransport`.
 //!
 //! Why our own framing (rmcp still does all of JSON-RPC and MCP above it): rmcp 3.11's stdio
-//! transport (rmcp-guide §9, §11) stays silent on a line that is not JSON, answers a non-JSON-RPC
+//! transport (rmcp's own stdio transport) stays silent on a line that is not JSON, answers a non-JSON-RPC
 //! line with an error that has *no* `id` (not a JSON-RPC 2.0 frame), drops an oversized line
 //! without a reply, and its `serve()` fails, ending the process, on a notification that arrives
 //! before `initialize` (pitfall 4). Here:

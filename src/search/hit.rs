@@ -148,7 +148,7 @@ pub struct CompactSafety {
 /// not require `action`. The one rule for search entries, compact safety and `tool_describe`.
 ///
 /// Why `required` and not `properties`: the Connector runs the tool's default handler for a
-/// call that names no action (connector-protocol.md §2.5 step 7; every built-in tool has one)
+/// call that names no action (connector-contract/README.md §2.5 step 7; every built-in tool has one)
 /// and validates it against the tool-level schema, so such a call is refused exactly when that
 /// schema requires `action`. Tool-level schemas carry `action` only as an ordinary parameter
 /// (tool-parameters.md §1.5): absent (`run_tests`, `menu`, `manage_timeline`), required (most

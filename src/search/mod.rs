@@ -7,7 +7,7 @@
 //! let json = hits[0].to_compact_json();                   // what tool_search returns per hit
 //! ```
 //!
-//! Why not the anchor's substring scoring (anchor-mcp-adapter.md §2.4): it scores whole tools on
+//! Why not the anchor's substring scoring (as the Go adapter v0.2.17 ranks): it scores whole tools on
 //! raw substrings of the query, so "run tests" and "take a screenshot" depend on luck, synonyms
 //! and typos never match, parameters are invisible, and the result names no action. Here:
 //!

@@ -1,5 +1,5 @@
 //! Long-running Editor work: test runs and package jobs that answer `running` at once and finish
-//! later on the file bus (connector-protocol.md §7).
+//! later on the file bus (connector-contract/README.md §7).
 //!
 //! A job is named by a durable task id (`hera_task_…`, §7.5) that carries everything needed to
 //! find its files, so any process (this server after a restart, the CLI's `task status`) can

@@ -1,4 +1,4 @@
-//! Wait-for-alive through the real binary (connector-protocol.md §1.5): `list` and `call` go
+//! Wait-for-alive through the real binary (connector-contract/README.md §1.5): `list` and `call` go
 //! ahead when a busy Editor's heartbeat keeps moving, wait while it is frozen, proceed once it
 //! moves again, give up at `--timeout` with exit 3 naming the state, stop at once when the Editor
 //! quits; `status` and `task` never wait.

@@ -1,5 +1,5 @@
 //! The anchor's minimum bar, §9 "Process level" and "Compact" of
-//! `/work/shared/reference/anchor-mcp-adapter.md`: one test per bullet, named after it.
+//! the Go adapter v0.2.17's published behaviour: one test per bullet, named after it.
 //!
 //! Every test drives the real binary over real stdio (see `support::mcp`) against the reference
 //! Editor (the in-process simulator over real HTTP on 127.0.0.1) with a temporary HOME. "Zero

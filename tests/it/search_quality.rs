@@ -1,5 +1,5 @@
 //! Retrieval quality of `tool_search` against a faithful re-implementation of the Go adapter's
-//! lexical scoring (anchor-mcp-adapter.md §2.4).
+//! lexical scoring (as the Go adapter v0.2.17 ranks).
 //!
 //! The catalog is shaped like the one a real Editor publishes: the simulator's built-in catalog
 //! with every action description emptied (Connector 0.1.3 publishes `""` for all 133), whatever
@@ -462,7 +462,7 @@ fn measure() -> Report {
             "tool_level": "the same figures when only the tool has to match",
             "answered_found": "share of queries tool_search answers as found (not 'no action does that')",
             "filter": "no profile filter; arbitrary-code tools included, for both systems (the no-match and arbitrary-code checks use the default filter)",
-            "baseline": "anchor-mcp-adapter.md §2.4 re-implemented: lower-cased whitespace tokens, +1000 whole query = name, per token +200 name equal / +100 name contains, +40 title contains, +20 description contains, +30 per action whose \"<name> <description>\" contains it; score 0 dropped; ties by name",
+            "baseline": "the Go adapter v0.2.17's ranking re-implemented: lower-cased whitespace tokens, +1000 whole query = name, per token +200 name equal / +100 name contains, +40 title contains, +20 description contains, +30 per action whose \"<name> <description>\" contains it; score 0 dropped; ties by name",
             "baseline_action_rule": "the Go adapter returns tools, not actions; a baseline hit names the tool's action whose lower-cased \"<name> <description>\" contains the most query tokens (ties: catalog order), or no action when none contains any",
             "baseline_first_match_rule": "alternative: the first action (catalog order) whose text contains any query token",
         },

@@ -1,7 +1,7 @@
 //! The simulator's built-in catalog against the committed extract of the shared reference
 //! (`connector-contract/vectors/tool-*-reference.tsv`, written by
 //! `connector-contract/sim/catalog/generate.py` from tool-parameters.md §4 and
-//! connector-protocol.md §13). CI cannot read the reference itself, so the extract is the
+//! connector-contract/README.md §13). CI cannot read the reference itself, so the extract is the
 //! yardstick: every schema's parameters, types, constraints and required flags, every argument
 //! group's encoding, every safety and profile, and the catalog hash.
 

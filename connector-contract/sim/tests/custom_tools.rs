@@ -1,5 +1,5 @@
 //! Tools a project adds at runtime, through the whole pipeline: a legacy tool with default
-//! safety needs approval on every call (connector-protocol.md §10 item 8), a strict one is
+//! safety needs approval on every call (it publishes no safety at all), a strict one is
 //! validated from its published schema, and ambiguous safety rules end as `INTERNAL_ERROR`.
 
 mod common;

@@ -348,7 +348,7 @@ fn measure_all(binary: &Path) -> Result<Value, String> {
     client.close();
     // The full catalog entry of each described tool is what "describe everything" would send;
     // the action's JSON payload (structuredContent, the same JSON as its text) is set against it,
-    // as the anchor's action_describe_savings do (anchor-mcp-adapter.md §8.1).
+    // as the anchor's action_describe_savings do (the Go adapter v0.2.17's published figures).
     if let Some(map) = describe.as_object_mut() {
         for (tool, v) in map.iter_mut() {
             let entry = catalog["per_tool"][tool]["entry_bytes"].as_u64();
@@ -414,6 +414,6 @@ fn about() -> Value {
         "token_estimate": "tokens_estimate = ceil(bytes/4) of result_bytes (envelope_bytes for the catalog). An estimate, not a tokenizer count: real tokenizers give 4.1-4.5 bytes per token on tool JSON (peers.md §2). The bytes are the measurement.",
         "normalization": "Before counting, volatile values are replaced in the raw text (also inside escaped content text): domain_epoch -> 32 zeros, project_id -> sha256: + 64 zeros, operation ids -> op_ + a 32-hex counter in order of first appearance (all three keep their length, so counts are exact); every number in a timings object -> 0 (so timings count one digit each); the temporary HOME path -> $HOME (none is expected). digest fields are sha256 of the normalized text.",
         "build_profile": "Byte counts do not depend on debug or release builds; the baseline is generated from a debug build.",
-        "schema_note": "hera.catalog-payload-report/2 is the Go anchor's report over catalog files (anchor-mcp-adapter.md §8.1); /3 measures the live wire of this implementation. The comparison section maps the anchor's and peers' published figures onto ours, citing each source.",
+        "schema_note": "hera.catalog-payload-report/2 is the Go anchor's report over catalog files (the Go adapter v0.2.17's published figures); /3 measures the live wire of this implementation. The comparison section maps the anchor's and peers' published figures onto ours, citing each source.",
     })
 }

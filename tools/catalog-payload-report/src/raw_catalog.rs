@@ -1,7 +1,7 @@
 //! The raw catalog: what "every schema exposed" would cost.
 //!
 //! Fetched from the Editor the way the adapter fetches it (`POST /command` with
-//! `list {"catalog":true,"schema_version":"hera.tool-catalog/1"}`, connector-protocol.md §3.1),
+//! `list {"catalog":true,"schema_version":"hera.tool-catalog/1"}`, connector-contract/README.md §3.1),
 //! through the adapter's own HTTP transport, which is the project's one HTTP client. The
 //! envelope is measured as received (after normalization); each tool's entry is measured by
 //! compact re-serialization, checked against the envelope's length like every other part.

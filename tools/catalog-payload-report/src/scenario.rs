@@ -237,7 +237,7 @@ pub fn flows() -> Vec<Flow> {
 }
 
 /// Whole-tool describe against single-action describe. `input` and its `replay`/`state`
-/// actions are the anchor's published examples (anchor-mcp-adapter.md §2.5, §8.1).
+/// actions are the anchor's published examples (the Go adapter v0.2.17's published figures).
 pub struct DescribeCase {
     pub tool: &'static str,
     pub actions: &'static [&'static str],
@@ -262,7 +262,7 @@ pub struct Exposure {
     pub args: Vec<String>,
 }
 
-/// The profile names the anchor enumerates (anchor-mcp-adapter.md §3.1), each with
+/// The profile names the anchor enumerates (the Go adapter v0.2.17's published figures), each with
 /// `--exposure profile`, then `--exposure full`. `advanced` needs the arbitrary-code permission.
 pub const PROFILES: [&str; 9] = [
     "advanced",

@@ -1,4 +1,4 @@
-//! Action resolution, connector-protocol.md §2.5 step 7 (and the corrected condition in §14.1 #7).
+//! Action resolution, connector-contract/README.md §2.5 step 7 (and the corrected condition in §14.1 #7).
 
 use super::validate::{ValidationFailure, token_text};
 use hera_connector_contract::catalog::ToolEntry;

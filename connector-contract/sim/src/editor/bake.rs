@@ -1,5 +1,5 @@
 //! `bake`: lighting, NavMesh, NavMesh surfaces and occlusion bakes. Asynchronous, polled with
-//! `bake status`; no file bus (connector-protocol.md §7.4).
+//! `bake status`; no file bus (connector-contract/README.md §7.4).
 
 use super::args::{Args, Fail};
 use super::editor_state::PlayState;

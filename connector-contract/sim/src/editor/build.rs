@@ -1,5 +1,5 @@
 //! `build`: build settings (scene list, flags, targets) and player builds, whose report goes to
-//! `status/build-result-<port>.json` (connector-protocol.md §7.3).
+//! `status/build-result-<port>.json` (connector-contract/README.md §7.3).
 //!
 //! No player binary is written: the simulator has no engine to build with. The report's numbers
 //! are derived from the project (scene and asset counts) so they change when the project does.

@@ -1,4 +1,4 @@
-//! Writing the file bus (connector-protocol.md §7): atomic JSON files in `status/`.
+//! Writing the file bus (connector-contract/README.md §7): atomic JSON files in `status/`.
 //!
 //! Readers (the Go client, our adapter, `task list`) poll these files and may delete result files
 //! after reading them, so every write goes to a dot-prefixed temp file in the same directory and is

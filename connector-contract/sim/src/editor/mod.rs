@@ -1,7 +1,7 @@
 //! The simulated Unity Editor: an in-memory project (scenes, GameObjects, components, assets,
 //! packages, settings, console, play mode) and the handlers of all 34 built-in tools.
 //!
-//! # Interface (the `/command` pipeline calls this at step 11 of connector-protocol.md §2.5)
+//! # Interface (the `/command` pipeline calls this at step 11 of connector-contract/README.md §2.5)
 //!
 //! ```text
 //! let mut ed = Editor::new(project_path);
@@ -195,7 +195,7 @@ pub(crate) fn ok(message: impl Into<String>, data: Value) -> Handled {
 
 type Handler = fn(&mut Editor, Option<&str>, Args, &InvokeContext) -> Handled;
 
-/// Every built-in tool with its actions (sorted) and handler: connector-protocol.md §13.
+/// Every built-in tool with its actions (sorted) and handler: connector-contract/README.md §13.
 const TOOLS: &[(&str, &[&str], Handler)] = &[
     (
         "bake",

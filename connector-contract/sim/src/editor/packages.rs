@@ -1,5 +1,5 @@
 //! Installed packages, a small offline registry, and `manage_packages` with its file-bus jobs
-//! (connector-protocol.md §7.2).
+//! (connector-contract/README.md §7.2).
 //!
 //! add/remove/embed answer `running` at once, write `package-pending-<port>-<job_id>.json`, and
 //! complete after the job delay: the model changes, the result file appears, the pending file

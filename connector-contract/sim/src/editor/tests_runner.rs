@@ -1,5 +1,5 @@
 //! `run_tests`: a configurable NUnit-like suite, synchronous EditMode runs, and async runs over
-//! the file bus (connector-protocol.md §7.1): `running` + `test-pending-<port>-<run_id>.json`,
+//! the file bus (connector-contract/README.md §7.1): `running` + `test-pending-<port>-<run_id>.json`,
 //! then `test-results-<port>-<run_id>.json` plus the legacy `test-results-<port>.json`.
 //!
 //! `TEST_RUN_ALREADY_RUNNING` follows the Connector's own rule, read from the status directory:
