@@ -126,6 +126,8 @@ impl CatalogCache {
         } else {
             CatalogKind::Strict
         };
+        let mut catalog = catalog;
+        catalog.quarantine();
         let problems: Vec<String> = catalog
             .check_structure()
             .into_iter()

@@ -116,8 +116,28 @@ pub async fn refresh(
 ) -> Result<CatalogSnapshot, ConnectorError> {
     let instance = client.instance();
     let project_id = instance.project_id();
-    let snapshot = if instance.heartbeat.supports_strict_catalog() {
-        let fetched = verify::fetch_verified(client).await?;
+    let strict = if instance.heartbeat.supports_strict_catalog() {
+        match verify::fetch_verified(client).await {
+            Ok(f) => Some(f),
+            // One custom tool whose contract the Editor cannot build makes its strict catalog
+            // fail for the whole domain; the per-tool listing still works. Use it (compact
+            // exposure only, no catalog hash sent) until a reload builds the catalog again.
+            Err(ConnectorError::Rejected { envelope })
+                if envelope.code.as_deref() == Some("INTERNAL_ERROR") =>
+            {
+                tracing::warn!(
+                    "the Unity Editor cannot build its tool catalog ({}); using its per-tool \
+                     listing until the next domain reload (a custom tool's contract is broken)",
+                    envelope.message.as_deref().unwrap_or("INTERNAL_ERROR")
+                );
+                None
+            }
+            Err(e) => return Err(e),
+        }
+    } else {
+        None
+    };
+    let snapshot = if let Some(fetched) = strict {
         CatalogSnapshot {
             key: CacheKey {
                 project_id: fetched.catalog.project_id.clone(),

@@ -90,9 +90,20 @@ impl ConnectorClient {
                 .command("list", &obj(json!({"tool": name})), list_options(self))
                 .await?;
             if !reply.envelope.success {
-                return Err(ConnectorError::Rejected {
-                    envelope: reply.envelope,
-                });
+                // One tool the Editor cannot describe (its contract does not build) stays
+                // listed, saying so, instead of hiding every other tool.
+                let why = reply.envelope.message.clone().unwrap_or_default();
+                tracing::warn!(tool = %name, "the Editor cannot describe this tool: {why}");
+                tools.push(json!({
+                    "name": name,
+                    "description": format!(
+                        "The Unity Editor cannot build this tool's contract ({why}); calls to it \
+                         fail until its code is fixed and the Editor reloads."
+                    ),
+                    "schema": {"type": "object"},
+                    "output_schema": {"type": "object"},
+                }));
+                continue;
             }
             let data = reply.envelope.data.unwrap_or(Value::Null);
             if data.get("name").and_then(Value::as_str) != Some(name.as_str()) {

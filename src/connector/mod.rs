@@ -28,7 +28,6 @@ pub use envelope::{BatchReply, Envelope, rewrite_version_skew};
 pub use error::ConnectorError;
 
 use crate::discovery::{self, AgentHome, Instance};
-use hera_connector_contract::canonical::arguments_hash_of_value;
 use hera_connector_contract::operation::OperationId;
 use hera_connector_contract::wire::{EXECUTION_PROTOCOL, FEATURE_OPERATION_LEDGER};
 use serde_json::{Map, Value, json};
@@ -279,16 +278,24 @@ impl ConnectorClient {
             .clone()
             .unwrap_or_else(OperationId::generate);
         let arguments_hash = match opts.arguments_hash {
-            Some(h) => h,
-            None => arguments_hash_of_value(&Value::Object(params.clone())),
+            Some(h) => Some(h),
+            None => hera_connector_contract::canonical::arguments_hash_for_request(&Value::Object(
+                params.clone(),
+            )),
         };
         let mut meta = json!({
             "protocol_version": EXECUTION_PROTOCOL,
             "operation_id": operation_id.as_str(),
-            "arguments_hash": arguments_hash,
             "approval_token": opts.approval_token,
             "client_kind": opts.client_kind.as_str(),
         });
+        // Arguments holding a date with an offset hash differently in the Editor's time zone
+        // (contract: "Dates in arguments"): such a request goes without a hash rather than with
+        // one the Editor would refuse.
+        if let Some(h) = &arguments_hash {
+            meta["arguments_hash"] = Value::String(h.clone());
+        }
+        let arguments_hash = arguments_hash.unwrap_or_default();
         if let Some(hash) = opts.catalog_hash.as_deref().filter(|h| !h.is_empty())
             && tool != "list"
         {

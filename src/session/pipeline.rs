@@ -224,7 +224,11 @@ impl Session {
             return Err(ledger_required(&policy));
         }
 
-        let arguments_hash = arguments_hash_of_value(&Value::Object(arguments.clone()));
+        let params_value = Value::Object(arguments.clone());
+        let arguments_hash = arguments_hash_of_value(&params_value);
+        let zone_dependent =
+            hera_connector_contract::canonical::zone_dependent_value(&params_value);
+        drop(params_value);
         let binding = ApprovalBinding {
             tool: policy.tool.clone(),
             action: policy.action.clone(),
@@ -235,7 +239,14 @@ impl Session {
         };
         let mut op = requested_op.unwrap_or_else(OperationId::generate);
         let mut token = None;
-        match policy::approval_need(&policy, &heartbeat) {
+        // A tool adapted from a per-tool listing has no published safety; on a Connector that
+        // signs approvals the Connector knows the real contract and asks when it must (the
+        // `APPROVAL_REQUIRED` recovery below), so nothing is preflighted on a guess.
+        let need = match policy::approval_need(&policy, &heartbeat) {
+            ApprovalNeed::Required if policy.legacy => ApprovalNeed::NotRequired,
+            other => other,
+        };
+        match need {
             ApprovalNeed::NotRequired => {}
             ApprovalNeed::Unsupported if policy.legacy => {
                 approver.consent_unsigned(&policy).await?;
@@ -279,7 +290,7 @@ impl Session {
                 idempotent: policy.idempotent(),
                 client_kind: req.client_kind,
                 timeout: None,
-                arguments_hash: Some(arguments_hash.clone()),
+                arguments_hash: (!zone_dependent).then(|| arguments_hash.clone()),
                 read_only: policy.read_only(),
             };
             let reply = match client.command(&policy.tool, &arguments, options).await {

@@ -90,3 +90,106 @@ fn a_request_over_the_connectors_body_limit_is_refused_before_sending() {
     assert_eq!(sim.requests_seen("/command"), sent, "nothing sent");
     assert_eq!(sim.side_effects(), 0);
 }
+
+fn custom_tool(
+    name: &str,
+    mode: &str,
+    profiles: &[&str],
+) -> hera_connector_contract::catalog::ToolEntry {
+    use hera_connector_contract::catalog::{RiskClass, SafetyDecl, Source, ToolEntry};
+    ToolEntry {
+        name: name.into(),
+        title: name.into(),
+        description: "A project's own tool.".into(),
+        source: Source {
+            kind: "custom".into(),
+            assembly: "Assembly-CSharp-Editor".into(),
+            type_name: format!("Game.{name}"),
+        },
+        contract_mode: mode.into(),
+        profiles: profiles.iter().map(|p| p.to_string()).collect(),
+        aliases: vec![],
+        examples: vec![],
+        input_schema: json!({"type":"object","properties":{"size":{"type":"integer"}}}),
+        output_schema: json!({"type":"object"}),
+        actions: vec![],
+        safety: SafetyDecl {
+            risk: Some(RiskClass::Write),
+            ..Default::default()
+        }
+        .normalize(None),
+    }
+}
+
+/// D1: one custom tool whose contract the Editor cannot build makes its strict catalog answer
+/// `INTERNAL_ERROR` for the whole domain (and every request carrying `catalog_hash`). Both
+/// front-ends fall back to the per-tool listing: reads still work, nothing carries a catalog
+/// hash, and the broken tool stays listed with a description that says why.
+#[test]
+fn a_catalog_the_editor_cannot_build_falls_back_to_its_listing() {
+    let home = Home::new();
+    let sim = home.editor("Unbuildable");
+    sim.add_unbuildable_custom_tool(
+        custom_tool("broken_tool", "strict", &["custom"]),
+        "a JObject parameter without SchemaJson",
+    );
+    let upstream = sim.port();
+    let tap = WireTap::start(move || upstream);
+    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+
+    let r = home.run(&["call", "scene", "info"]);
+    r.expect(0);
+    let mut p = agent(&home);
+    let read = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(read["success"], true, "{read}");
+    let listed = p.call_structured("tool_describe", json!({"name":"broken_tool"}));
+    assert!(
+        listed
+            .to_string()
+            .contains("cannot build this tool's contract"),
+        "{listed}"
+    );
+    let sent: Vec<Value> = tap
+        .requests()
+        .into_iter()
+        .filter(|t| t.path == "/command" && t.body["command"] == "scene")
+        .map(|t| t.body)
+        .collect();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    for s in &sent {
+        assert!(s["meta"]["catalog_hash"].is_null(), "no catalog hash: {s}");
+    }
+}
+
+/// D2: the Editor publishes a legacy custom tool in a normal profile (only its own tests check
+/// that rule). The catalog is used anyway; that one tool is taken out of the normal profiles
+/// and needs approval, and every other tool works.
+#[test]
+fn a_legacy_tool_in_a_normal_profile_is_quarantined_not_fatal() {
+    let home = Home::new();
+    let sim = home.editor("Quarantine");
+    sim.add_custom_tool(custom_tool("odd_tool", "legacy", &["core"]));
+    home.run(&["call", "scene", "info"]).expect(0);
+    let mut p = McpProc::start(
+        home.path(),
+        &[],
+        &["--exposure", "profile", "--profile", "core"],
+        &[],
+    );
+    p.initialize("2025-11-25");
+    let list = p.ok("tools/list", json!({}));
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"scene"), "{names:?}");
+    assert!(
+        !names.contains(&"odd_tool"),
+        "quarantined out of core: {names:?}"
+    );
+}
