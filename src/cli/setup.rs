@@ -1194,7 +1194,7 @@ mod tests {
             codex_home: None,
         };
         let lin = loc(Os::Linux, "/home/me");
-        let mac = loc(Os::MacOs, "/Users/me");
+        let mac = loc(Os::Mac, "/Users/me");
         let win = Locations {
             folders: FolderEnv {
                 appdata: Some(PathBuf::from("/C/Users/me/AppData/Roaming")),

@@ -57,7 +57,7 @@ pub fn app_config_dir(os: Os, home: &Path, env: &FolderEnv) -> PathBuf {
             .xdg_config_home
             .clone()
             .unwrap_or_else(|| home.join(".config")),
-        Os::MacOs => home.join("Library").join("Application Support"),
+        Os::Mac => home.join("Library").join("Application Support"),
         Os::Windows => env
             .appdata
             .clone()
@@ -78,7 +78,7 @@ mod tests {
             Path::new("/h/.config")
         );
         assert_eq!(
-            app_config_dir(Os::MacOs, home, &none),
+            app_config_dir(Os::Mac, home, &none),
             Path::new("/h/Library/Application Support")
         );
         assert_eq!(
@@ -93,7 +93,7 @@ mod tests {
         assert_eq!(app_config_dir(Os::Windows, home, &set), Path::new("/a"));
         // macOS has no such variable: the folder is fixed.
         assert_eq!(
-            app_config_dir(Os::MacOs, home, &set),
+            app_config_dir(Os::Mac, home, &set),
             Path::new("/h/Library/Application Support")
         );
     }

@@ -16,7 +16,7 @@ pub mod process;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Os {
     Linux,
-    MacOs,
+    Mac,
     Windows,
 }
 
@@ -26,7 +26,7 @@ impl Os {
         if cfg!(windows) {
             Os::Windows
         } else if cfg!(target_os = "macos") {
-            Os::MacOs
+            Os::Mac
         } else {
             Os::Linux
         }

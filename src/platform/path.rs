@@ -12,7 +12,7 @@ use std::path::PathBuf;
 pub const fn flavor(os: Os) -> PathFlavor {
     match os {
         Os::Windows => PathFlavor::Windows,
-        Os::Linux | Os::MacOs => PathFlavor::Unix,
+        Os::Linux | Os::Mac => PathFlavor::Unix,
     }
 }
 
@@ -46,7 +46,7 @@ pub fn current_exe() -> std::io::Result<PathBuf> {
 pub fn program_name(command: &str, os: Os) -> String {
     let last = match os {
         Os::Windows => command.rsplit(['\\', '/']).next(),
-        Os::Linux | Os::MacOs => command.rsplit('/').next(),
+        Os::Linux | Os::Mac => command.rsplit('/').next(),
     }
     .unwrap_or(command);
     match os {
@@ -54,7 +54,7 @@ pub fn program_name(command: &str, os: Os) -> String {
             let lower = last.to_lowercase();
             lower.strip_suffix(".exe").unwrap_or(&lower).to_string()
         }
-        Os::Linux | Os::MacOs => last.to_string(),
+        Os::Linux | Os::Mac => last.to_string(),
     }
 }
 
@@ -67,7 +67,7 @@ pub fn same_command_path(a: &str, b: &str, os: Os) -> bool {
             let norm = |s: &str| strip_verbatim(s).replace('/', "\\").to_lowercase();
             norm(a) == norm(b)
         }
-        Os::Linux | Os::MacOs => a == b,
+        Os::Linux | Os::Mac => a == b,
     }
 }
 
@@ -83,7 +83,7 @@ pub fn is_absolute(command: &str, os: Os) -> bool {
                 || command.starts_with(r"\\")
                 || command.starts_with("//")
         }
-        Os::Linux | Os::MacOs => command.starts_with('/'),
+        Os::Linux | Os::Mac => command.starts_with('/'),
     }
 }
 
@@ -126,7 +126,7 @@ mod tests {
             "hera-agent-unity"
         );
         assert_eq!(
-            program_name("hera-agent-unity", Os::MacOs),
+            program_name("hera-agent-unity", Os::Mac),
             "hera-agent-unity"
         );
         // A backslash is an ordinary character in a Unix file name.
@@ -147,7 +147,7 @@ mod tests {
         assert!(!same_command_path("/Bin/h", "/bin/h", Os::Linux));
         assert!(is_absolute(r"C:\x", Os::Windows) && is_absolute(r"\\srv\s\x", Os::Windows));
         assert!(!is_absolute("C:x", Os::Windows) && !is_absolute("hera-agent-unity", Os::Windows));
-        assert!(is_absolute("/x", Os::MacOs) && !is_absolute("x/y", Os::Linux));
+        assert!(is_absolute("/x", Os::Mac) && !is_absolute("x/y", Os::Linux));
     }
 
     /// Windows project paths are hashed and named as the Connector does: the heartbeat file name
@@ -173,7 +173,7 @@ mod tests {
         );
         // macOS keeps case, like Linux.
         assert_eq!(
-            normalize_project_path("/Users/Me/Game", flavor(Os::MacOs)),
+            normalize_project_path("/Users/Me/Game", flavor(Os::Mac)),
             "/Users/Me/Game"
         );
     }
