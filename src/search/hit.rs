@@ -151,7 +151,7 @@ pub struct CompactSafety {
 /// call that names no action (connector-contract/README.md §2.5 step 7; every built-in tool has one)
 /// and validates it against the tool-level schema, so such a call is refused exactly when that
 /// schema requires `action`. Tool-level schemas carry `action` only as an ordinary parameter
-/// (tool-parameters.md §1.5): absent (`run_tests`, `menu`, `manage_timeline`), required (most
+/// (the Connector's schema-building rules, connector-contract/README.md §3): absent (`run_tests`, `menu`, `manage_timeline`), required (most
 /// multi-action tools) or optional (`profiler`, whose action-less call runs with the tool-level
 /// safety). The action-less call's safety is the tool's own.
 pub fn callable_without_action(tool: &ToolEntry) -> bool {

@@ -239,11 +239,13 @@ impl Session {
         };
         let mut op = requested_op.unwrap_or_else(OperationId::generate);
         let mut token = None;
-        // A tool adapted from a per-tool listing has no published safety; on a Connector that
-        // signs approvals the Connector knows the real contract and asks when it must (the
-        // `APPROVAL_REQUIRED` recovery below), so nothing is preflighted on a guess.
+        // A catalog adapted from a per-tool listing (the Editor could not build its strict one)
+        // carries our guess of every tool's safety; a Connector that signs approvals still knows
+        // the real contracts and asks when it must (the `APPROVAL_REQUIRED` recovery below), so
+        // nothing is preflighted on a guess. A legacy tool in a strict catalog has a published
+        // safety, and is preflighted like any other.
         let need = match policy::approval_need(&policy, &heartbeat) {
-            ApprovalNeed::Required if policy.legacy => ApprovalNeed::NotRequired,
+            ApprovalNeed::Required if view.snapshot.is_legacy() => ApprovalNeed::NotRequired,
             other => other,
         };
         match need {

@@ -1,6 +1,6 @@
 //! The simulator's built-in catalog against the committed extract of the shared reference
 //! (`connector-contract/vectors/tool-*-reference.tsv`, written by
-//! `connector-contract/sim/catalog/generate.py` from tool-parameters.md §4 and
+//! `connector-contract/sim/catalog/generate.py` from the Connector's schema-building rules, connector-contract/README.md §3 and
 //! connector-contract/README.md §13). CI cannot read the reference itself, so the extract is the
 //! yardstick: every schema's parameters, types, constraints and required flags, every argument
 //! group's encoding, every safety and profile, and the catalog hash.
@@ -805,7 +805,7 @@ fn catalog_hash_verifies() {
         assert_eq!(t["output_schema"]["type"], "object");
     }
 
-    // Numbers keep their literal form (tool-parameters.md §1.7).
+    // Numbers keep their literal form (the Connector's schema-building rules, connector-contract/README.md §3).
     assert!(text.contains(r#""maximum":100000,"#) && text.contains(r#""minimum":0.0001,"#));
     assert!(text.contains(r#""minimum":-2147483648,"#));
 

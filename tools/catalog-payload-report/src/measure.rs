@@ -19,7 +19,7 @@ use hera_connector_contract::canonical::sha256_prefixed;
 use serde_json::{Map, Value, json};
 
 /// ⌈bytes / 4⌉: a rough token estimate, not a tokenizer count. Real tokenizers give
-/// 4.1-4.5 bytes per token on tool JSON (peers.md §2), so this slightly overstates.
+/// 4.1-4.5 bytes per token on tool JSON, so this slightly overstates.
 pub fn tokens_estimate(bytes: u64) -> u64 {
     bytes.div_ceil(4)
 }

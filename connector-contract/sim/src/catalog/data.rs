@@ -108,7 +108,7 @@ impl ValueKind {
     }
 }
 
-/// `[HeraArgumentGroup]` (tool-parameters.md §1.6). Terms are the raw attribute strings
+/// `[HeraArgumentGroup]` (the Connector's schema-building rules, connector-contract/README.md §3). Terms are the raw attribute strings
 /// (`name` or `name=<JSON literal>`), because the default `expected` text is built from them.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! The Connector's construction rules (tool-parameters.md §1, connector-contract/README.md §3.3–§3.7),
+//! The Connector's construction rules (the Connector's schema-building rules, connector-contract/README.md §3, connector-contract/README.md §3.3–§3.7),
 //! applied to the data file: parameter schemas (description, `AllowNull`), object schemas,
 //! argument-group encodings, the action const, output schemas, safety normalization, profiles
 //! and titles.

@@ -1,4 +1,4 @@
-//! The Connector's own argument validator (tool-parameters.md §1.9, connector-contract/README.md §2.5
+//! The Connector's own argument validator (the Connector's schema-building rules, connector-contract/README.md §3, connector-contract/README.md §2.5
 //! step 8, §8.3), which is deliberately more permissive than JSON Schema: it maps positional
 //! `args`, renames aliases, coerces strings to integers/numbers/booleans, matches enums without
 //! regard to case, and checks argument groups with its own logic instead of the published

@@ -3,7 +3,7 @@
 //! Params arrive validated and coerced by the catalog validator, but handlers are also reachable
 //! from legacy paths and from tests, so every accessor tolerates a wrong type by reporting
 //! `INVALID_PARAM` instead of panicking. A blank string counts as absent, as it does in the
-//! Connector's own argument groups (tool-parameters.md §1.9).
+//! Connector's own argument groups (the Connector's schema-building rules, connector-contract/README.md §3).
 
 use serde_json::{Map, Value, json};
 
