@@ -360,7 +360,10 @@ fn latency_rounds(
         for step in 0..2 {
             if (step == 0) != flip {
                 let (took, v) = s.call_tool("tool_call", read.clone())?;
-                if v["data"]["name"].as_str().is_none() {
+                // The real Connector's scene info names the active scene under `data.active`.
+                if v["data"]["active"]["name"].as_str().is_none()
+                    && v["data"]["name"].as_str().is_none()
+                {
                     return Err(s.fail(format!("scene info returned no scene name: {v}")));
                 }
                 t[0].push(took);

@@ -49,7 +49,10 @@
 //!
 //! # Example
 //! ```
-//! use hera_agent_unity::results::*;
+//! use hera_agent_unity::{
+//!     InlineCap, ProjectKey, ResultSafety, ResultShape, ResultStore, ShapeContext, StoreConfig,
+//!     shape_result,
+//! };
 //! use serde_json::json;
 //!
 //! let home = tempfile::tempdir()?; // in the server: AgentHome::from_env().base()
