@@ -229,7 +229,7 @@ impl Session {
         let zone_dependent =
             hera_connector_contract::canonical::zone_dependent_value(&params_value);
         drop(params_value);
-        let binding = ApprovalBinding {
+        let mut binding = ApprovalBinding {
             tool: policy.tool.clone(),
             action: policy.action.clone(),
             arguments_hash: arguments_hash.clone(),
@@ -244,8 +244,20 @@ impl Session {
         // the real contracts and asks when it must (the `APPROVAL_REQUIRED` recovery below), so
         // nothing is preflighted on a guess. A legacy tool in a strict catalog has a published
         // safety, and is preflighted like any other.
+        let guessed = view.snapshot.is_legacy();
+        if guessed
+            && let Some(claims) = supplied_token
+                .as_deref()
+                .and_then(|t| hera_connector_contract::approval::inspect(t).ok())
+        {
+            // Our risk class is a guess here; the token's is the Connector's own, and the
+            // Connector checks every claim again.
+            binding.risk_class = claims.risk_class;
+        }
         let need = match policy::approval_need(&policy, &heartbeat) {
-            ApprovalNeed::Required if view.snapshot.is_legacy() => ApprovalNeed::NotRequired,
+            ApprovalNeed::Required if guessed && supplied_token.is_none() => {
+                ApprovalNeed::NotRequired
+            }
             other => other,
         };
         match need {

@@ -369,3 +369,46 @@ fn a_replay_is_marked_as_one_by_both() {
     assert_eq!(second["operation_id"], op);
     assert_eq!(creates(&sim), 2, "one side effect per front-end");
 }
+
+/// Rule: the Connector asks for approval although local policy did not predict it. On a catalog
+/// adapted from the Editor's listing (it could not build its strict one) every tool's safety is
+/// a guess, so the call is sent and the Connector, which knows the real contract, answers
+/// `APPROVAL_REQUIRED`. Both front-ends then take the same approval path (preflight, the
+/// person's decision) and nothing runs until a person approves.
+#[test]
+fn an_approval_the_catalog_did_not_predict_takes_the_same_path_in_both() {
+    let home = Home::new();
+    let sim = home.editor("Unpredicted");
+    sim.add_unbuildable_custom_tool(
+        crate::real_connector::custom_tool("broken_tool", "strict", &["custom"]),
+        "a JObject parameter without SchemaJson",
+    );
+    let before = sim.requests_seen("/approval/preflight");
+    let r = home.run(&["call", "console", "--args", r#"{"clear":true}"#]);
+    r.expect(4);
+    assert_eq!(r.error_code(), "APPROVAL_REQUIRED", "{}", r.stderr);
+    let token = r.error()["data"]["token"].as_str().unwrap().to_string();
+    let mut p = agent(&home, &[]);
+    let asked = tool_call(&mut p, "console", json!({"clear":true}));
+    assert_eq!(asked["code"], "APPROVAL_REQUIRED", "{asked}");
+    assert!(asked["data"]["token"].is_string(), "{asked}");
+    assert_eq!(
+        sim.requests_seen("/approval/preflight"),
+        before + 2,
+        "one preflight each"
+    );
+    assert_eq!(
+        sim.side_effects_of("console", None),
+        0,
+        "nothing ran unapproved"
+    );
+    home.run(&[
+        "call",
+        "console",
+        "--args",
+        r#"{"clear":true}"#,
+        &format!("--approve={token}"),
+    ])
+    .expect(0);
+    assert_eq!(sim.side_effects_of("console", None), 1);
+}

@@ -91,7 +91,7 @@ fn a_request_over_the_connectors_body_limit_is_refused_before_sending() {
     assert_eq!(sim.side_effects(), 0);
 }
 
-fn custom_tool(
+pub(crate) fn custom_tool(
     name: &str,
     mode: &str,
     profiles: &[&str],
