@@ -295,18 +295,21 @@ fn every_module_is_named_in_its_parents_layout_doc() {
 
 #[test]
 fn no_comment_cites_a_document_outside_the_repository() {
-    const OUTSIDE: [&str; 10] = [
-        "/work/shared",
-        "reference/",
-        "anchor-mcp-adapter",
-        "connector-protocol.md",
-        "rmcp-guide",
-        "connector-divergences",
-        "peers.md",
-        "interop.md",
-        "tool-parameters.md",
-        "tool-results.md",
+    // Spelled in parts, so that this list of what may not be cited is not itself a citation.
+    const OUTSIDE: [[&str; 2]; 11] = [
+        ["/work/", "shared"],
+        ["reference", "/"],
+        ["anchor-mcp", "-adapter"],
+        ["connector-", "protocol.md"],
+        ["rmcp", "-guide"],
+        ["connector-", "divergences"],
+        ["peers", ".md"],
+        ["interop", ".md"],
+        ["design", ".md"],
+        ["tool-", "parameters.md"],
+        ["tool-", "results.md"],
     ];
+    let outside: Vec<String> = OUTSIDE.iter().map(|p| p.concat()).collect();
     let mut bad = Vec::new();
     for dir in [
         "src",
@@ -322,7 +325,7 @@ fn no_comment_cites_a_document_outside_the_repository() {
             }
             let text = std::fs::read_to_string(&f).unwrap();
             for (n, line) in text.lines().enumerate() {
-                if let Some(hit) = OUTSIDE.iter().find(|o| line.contains(**o)) {
+                if let Some(hit) = outside.iter().find(|o| line.contains(o.as_str())) {
                     bad.push(format!("{}:{}: cites {hit}", f.display(), n + 1));
                 }
             }

@@ -1,4 +1,4 @@
-"""Project identity (connector-protocol.md sections 1.2, 1.8, 6.3), derived independently.
+"""Project identity (connector-contract/README.md sections 1.2, 1.8, 6.3), derived independently.
 
 * heartbeat file name: first 16 lowercase hex digits of MD5 over the UTF-8 projectPath exactly as
   published, plus ".json";

@@ -1,6 +1,6 @@
 """JSON text with number literals kept verbatim, and the Connector's canonical writer.
 
-Independent of the Rust crate on purpose: this follows the rules as connector-protocol.md states
+Independent of the Rust crate on purpose: this follows the rules as connector-contract/README.md states
 them (sections 3.8 and 9.2), using only the standard library.
 
 * `load(text)` parses JSON (RFC 8259) keeping every number as its literal text (`Num`) and every

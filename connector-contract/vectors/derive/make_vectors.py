@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes connector-contract/vectors/*.json from the rules in connector-protocol.md.
+"""Writes connector-contract/vectors/*.json from the rules in connector-contract/README.md.
 
 Python standard library only, and no use of the Rust crate: these vectors exist to catch the crate
 (and the simulator, and the adapter) disagreeing with the protocol text. Every documented vector
@@ -30,7 +30,7 @@ import tokens  # noqa: E402
 OUT = os.path.dirname(HERE)
 
 # ---------------------------------------------------------------------------------------------
-# Documented vectors (connector-protocol.md 1.2, 1.8, 3.8, 5.4, 9.2): the derivation must agree.
+# Documented vectors (connector-contract/README.md 1.2, 1.8, 3.8, 5.4, 9.2): the derivation must agree.
 
 DOC_ARGS = {
     "{}": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",

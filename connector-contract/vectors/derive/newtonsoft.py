@@ -1,6 +1,6 @@
 """What Newtonsoft.Json's default parse-then-write does to numbers and date-looking strings.
 
-Rules as connector-protocol.md section 9.2 and the audit in section 14 state them:
+Rules as connector-contract/README.md section 9.2 and the audit in section 14 state them:
 
 * A number literal containing '.', 'e' or 'E' becomes a double and is written in .NET round-trip
   form: shortest round-trip digits, fixed notation while the decimal exponent is in [-4, 14],

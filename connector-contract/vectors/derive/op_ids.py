@@ -1,4 +1,4 @@
-"""Operation ids (connector-protocol.md sections 2.5 step 2 and 6.1), derived independently.
+"""Operation ids (connector-contract/README.md sections 2.5 step 2 and 6.1), derived independently.
 
 8..128 UTF-16 code units, each a Unicode letter (general category L*), a decimal digit (Nd), '_'
 or '-'. The Connector tests every UTF-16 unit, and a surrogate is neither letter nor digit, so any

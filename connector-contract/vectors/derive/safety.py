@@ -1,4 +1,4 @@
-"""Safety rule resolution (connector-protocol.md section 3.5), derived independently.
+"""Safety rule resolution (connector-contract/README.md section 3.5), derived independently.
 
 The fallback is the named action's safety (matched case-insensitively), else the tool's. A tool
 rule matches when every `when` entry's const deep-equals the argument (the action argument is

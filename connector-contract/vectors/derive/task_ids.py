@@ -1,4 +1,4 @@
-"""Durable task ids (connector-protocol.md section 7.5), derived independently.
+"""Durable task ids (connector-contract/README.md section 7.5), derived independently.
 
 "hera_task_" + base64url(no padding) of compact JSON with keys in the order v, project_id, k, p,
 u, o, a (left out when empty), c. Decoding: at most 1024 characters, the prefix, strict base64url,

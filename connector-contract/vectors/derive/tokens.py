@@ -1,4 +1,4 @@
-"""Approval tokens (connector-protocol.md section 5.4, 5.5), derived independently.
+"""Approval tokens (connector-contract/README.md section 5.4, 5.5), derived independently.
 
 token = b64url(payload) "." b64url(HMAC-SHA256(secret, b64url(payload) as ASCII)), no padding.
 Verification order: two parts; bad base64 in either part -> "payload"; signature -> "signature";

@@ -229,7 +229,7 @@ fn published() -> Vec<Published> {
             source: "the Go adapter v0.2.17's published figures (variant D)",
             ours: "/flows/read_scene_info/steps/2/response/tokens_estimate",
             ours_what: "ceil(result_bytes/4) of our scene info tool_call result",
-            note: "Same estimate rule over the whole CallToolResult. The anchor's text content is \"OK\" beside structuredContent; ours repeats the JSON as text (useful text for text-only clients, design.md), which roughly doubles it. The scene data differs (Unity fixture vs simulator scene).",
+            note: "Same estimate rule over the whole CallToolResult. The anchor's text content is \"OK\" beside structuredContent; ours repeats the JSON as text (useful text for clients that read only the text), which roughly doubles it. The scene data differs (Unity fixture vs simulator scene).",
         },
         Published {
             id: "scene_info_text_vs_anchor_cli",
