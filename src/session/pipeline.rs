@@ -237,6 +237,8 @@ impl Session {
             project_id: view.catalog().project_id.clone(),
             operation_id: requested_op.as_ref().map(|o| o.to_string()),
         };
+        // Only an id that came from the caller (or from a token) can have run before.
+        let mut op_is_reused = requested_op.is_some();
         let mut op = requested_op.unwrap_or_else(OperationId::generate);
         let mut token = None;
         // A catalog adapted from a per-tool listing (the Editor could not build its strict one)
@@ -291,7 +293,10 @@ impl Session {
         let mut events = Vec::new();
         // A retry under an id the ledger has already finished is answered from the ledger;
         // read its record first so the answer can say so (and when it first ran).
-        let earlier = self.finished_run(&view.catalog().project_id, &op, &arguments_hash);
+        op_is_reused |= token.is_some();
+        let earlier = op_is_reused
+            .then(|| self.finished_run(&view.catalog().project_id, &op, &arguments_hash))
+            .flatten();
         // Each recovery runs at most once, so this loop sends at most four times.
         let (mut renewed, mut reentered, mut refreshed) = (false, false, false);
         loop {
