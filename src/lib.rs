@@ -61,6 +61,4 @@ pub use results::{
     InlineCap, ProjectKey, ResultSafety, ResultShape, ResultStore, SPILLED_MIN_BYTES, ShapeContext,
     StoreConfig, envelope_output_schema, screen, shape_result,
 };
-pub use search::{
-    MAX_QUERY_CHARS, SearchFilter, SearchHit, SearchIndex, Verdict, callable_without_action,
-};
+pub use search::{MAX_QUERY_CHARS, SearchFilter, SearchHit, SearchIndex, Verdict};

@@ -115,6 +115,30 @@ impl RiskClass {
     pub fn external_impact(self) -> bool {
         matches!(self, RiskClass::PackageChange | RiskClass::ExternalProcess)
     }
+    /// Reaches beyond the project: packages, other processes, or arbitrary code (an MCP tool's
+    /// `openWorldHint`).
+    pub fn open_world(self) -> bool {
+        matches!(
+            self,
+            RiskClass::PackageChange | RiskClass::ExternalProcess | RiskClass::ArbitraryCode
+        )
+    }
+    /// Whether `self` is more severe than `other`, for folding a worst case. `unspecified`
+    /// ranks above every known class but arbitrary code: an undeclared risk is assumed bad.
+    pub fn is_worse_than(self, other: RiskClass) -> bool {
+        fn rank(r: RiskClass) -> u8 {
+            match r {
+                RiskClass::ReadOnly => 0,
+                RiskClass::Write => 1,
+                RiskClass::Destructive => 2,
+                RiskClass::PackageChange => 3,
+                RiskClass::ExternalProcess => 4,
+                RiskClass::Unspecified => 5,
+                RiskClass::ArbitraryCode => 6,
+            }
+        }
+        rank(self) > rank(other)
+    }
 }
 
 /// A published (normalized) safety object. Field order is the wire order.
@@ -253,6 +277,160 @@ impl ToolEntry {
     pub fn is_legacy(&self) -> bool {
         self.contract_mode == "legacy"
     }
+
+    /// Whether the tool declares `profile` among its profiles.
+    pub fn in_profile(&self, profile: &str) -> bool {
+        self.profiles.iter().any(|p| p == profile)
+    }
+
+    /// Whether the tool can be called without an action: it has none, or its tool-level schema
+    /// does not require `action`.
+    ///
+    /// Why `required` and not `properties`: the Connector runs the tool's default handler for a
+    /// call that names no action and validates it against the tool-level schema
+    /// (connector-contract/README.md §2.5 step 7), so such a call is refused exactly when that
+    /// schema requires `action`. The action-less call's safety is the tool's own.
+    pub fn callable_without_action(&self) -> bool {
+        self.actions.is_empty()
+            || !self.input_schema["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|v| v == "action"))
+    }
+
+    /// Every safety a call can resolve to, the one definition that search hits, `tool_describe`
+    /// and native tool annotations fold over:
+    /// - `Some(action)`: that action's safety (the tool's own for an unknown action, as
+    ///   resolution does) and every tool-level rule not pinned to a different action;
+    /// - `None`: any call of the tool: its own safety when it is callable without an action,
+    ///   every action's safety, and every rule some call can match.
+    pub fn reachable_safeties(&self, action: Option<&str>) -> ReachableSafeties<'_> {
+        let mut bases: Vec<&Safety> = Vec::new();
+        let rules: Vec<&SafetyRule> = match action {
+            Some(name) => match self.action(name) {
+                Some(a) => {
+                    bases.push(&a.safety);
+                    self.safety
+                        .rules
+                        .iter()
+                        .filter(|r| {
+                            r.pinned_action()
+                                .is_none_or(|p| p.eq_ignore_ascii_case(&a.name))
+                        })
+                        .collect()
+                }
+                None => {
+                    bases.push(&self.safety);
+                    self.safety
+                        .rules
+                        .iter()
+                        .filter(|r| r.pinned_action().is_none())
+                        .collect()
+                }
+            },
+            None => {
+                if self.callable_without_action() {
+                    bases.push(&self.safety);
+                }
+                bases.extend(self.actions.iter().map(|a| &a.safety));
+                self.safety
+                    .rules
+                    .iter()
+                    .filter(|r| r.pinned_action().is_none_or(|p| self.action(p).is_some()))
+                    .collect()
+            }
+        };
+        if bases.is_empty() {
+            // Not reachable for a catalog that passed its structure check (an action-required
+            // tool has actions); the tool's own safety is the honest answer.
+            bases.push(&self.safety);
+        }
+        ReachableSafeties { bases, rules }
+    }
+}
+
+impl SafetyRule {
+    /// The action this rule is pinned to (`when.action.const`), if any.
+    pub fn pinned_action(&self) -> Option<&str> {
+        self.when
+            .get("action")
+            .and_then(|c| c.get("const"))
+            .and_then(Value::as_str)
+    }
+}
+
+/// The safeties one call (or any call) of a tool can resolve to: see
+/// [`ToolEntry::reachable_safeties`]. `bases` is never empty.
+#[derive(Debug, Clone)]
+pub struct ReachableSafeties<'a> {
+    /// The action's or the tool's own safeties.
+    pub bases: Vec<&'a Safety>,
+    /// The tool-level rules that can replace them, depending on the arguments.
+    pub rules: Vec<&'a SafetyRule>,
+}
+
+impl ReachableSafeties<'_> {
+    /// Every reachable safety, bases first.
+    pub fn all(&self) -> impl Iterator<Item = &Safety> + '_ {
+        self.bases
+            .iter()
+            .copied()
+            .chain(self.rules.iter().map(|r| &r.safety))
+    }
+
+    /// The worst case over every reachable safety.
+    pub fn fold(&self) -> SafetyFold {
+        let first = self.bases[0];
+        let mut f = SafetyFold {
+            risk_class: first.risk_class,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            requires_confirmation: false,
+            open_world: false,
+            conditional: !self.rules.is_empty(),
+        };
+        let five = |s: &Safety| {
+            (
+                s.risk_class,
+                s.read_only,
+                s.destructive,
+                s.idempotent,
+                s.requires_confirmation,
+            )
+        };
+        for s in self.all() {
+            f.read_only &= s.read_only;
+            f.idempotent &= s.idempotent;
+            f.destructive |= s.destructive;
+            f.requires_confirmation |= s.requires_confirmation;
+            f.open_world |= s.risk_class.open_world();
+            if s.risk_class.is_worse_than(f.risk_class) {
+                f.risk_class = s.risk_class;
+            }
+            f.conditional |= five(s) != five(first);
+        }
+        f
+    }
+}
+
+/// A worst case folded over reachable safeties ([`ReachableSafeties::fold`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SafetyFold {
+    /// The most severe reachable risk class (never a placeholder like "conditional").
+    pub risk_class: RiskClass,
+    /// Every reachable safety is read-only.
+    pub read_only: bool,
+    /// Some reachable safety is destructive.
+    pub destructive: bool,
+    /// Every reachable safety is idempotent.
+    pub idempotent: bool,
+    /// Some reachable safety needs approval.
+    pub requires_confirmation: bool,
+    /// Some reachable safety reaches beyond the project ([`RiskClass::open_world`]).
+    pub open_world: bool,
+    /// The answer depends on the action or the arguments: a rule applies, or the reachable
+    /// safeties differ.
+    pub conditional: bool,
 }
 
 /// Resolves the effective safety of a call: the action's safety (or the
@@ -504,6 +682,52 @@ mod tests {
             "safety": SafetyDecl { risk: Some(risk), ..Default::default() }.normalize(None),
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn reachable_safeties_follow_the_action_and_the_pinned_rules() {
+        let safety = |r| {
+            SafetyDecl {
+                risk: Some(r),
+                ..Default::default()
+            }
+            .normalize(None)
+        };
+        let mut t = entry("console", "strict", RiskClass::ReadOnly, &["core"]);
+        t.input_schema = serde_json::json!({"type": "object", "required": ["action"]});
+        for name in ["read", "clear"] {
+            t.actions.push(
+                serde_json::from_value(serde_json::json!({
+                    "name": name, "description": "", "aliases": [],
+                    "input_schema": {"type": "object"}, "output_schema": {"type": "object"},
+                    "safety": safety(RiskClass::ReadOnly),
+                }))
+                .unwrap(),
+            );
+        }
+        t.safety.rules.push(SafetyRule {
+            operation: "console.clear".into(),
+            when: serde_json::from_value(serde_json::json!({"action": {"const": "clear"}}))
+                .unwrap(),
+            safety: safety(RiskClass::Destructive),
+        });
+        // Reading: the action's own safety; the rule pinned to `clear` does not reach it.
+        let read = t.reachable_safeties(Some("read")).fold();
+        assert_eq!(read.risk_class, RiskClass::ReadOnly);
+        assert!(read.read_only && !read.conditional && !read.open_world);
+        // Clearing: the rule can apply, so the worst case is destructive and conditional.
+        let clear = t.reachable_safeties(Some("CLEAR")).fold();
+        assert_eq!(clear.risk_class, RiskClass::Destructive);
+        assert!(clear.destructive && clear.conditional && !clear.read_only);
+        // Any call: the tool needs an action, so its own safety is not a base; both actions are.
+        let any = t.reachable_safeties(None);
+        assert!(!t.callable_without_action());
+        assert_eq!(any.bases.len(), 2);
+        assert_eq!(any.fold().risk_class, RiskClass::Destructive);
+        assert!(t.in_profile("core") && !t.in_profile("scene"));
+        assert!(RiskClass::Unspecified.is_worse_than(RiskClass::ExternalProcess));
+        assert!(RiskClass::ArbitraryCode.is_worse_than(RiskClass::Unspecified));
+        assert!(RiskClass::PackageChange.open_world() && !RiskClass::Destructive.open_world());
     }
 
     #[test]

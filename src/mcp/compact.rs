@@ -20,7 +20,6 @@ use super::envelope::Envelope;
 use crate::catalog::profiles::{SUPPORTED_PROFILES, is_supported_profile};
 use crate::search::{
     ActionSafety, CompactSafety, MAX_QUERY_CHARS, SearchFilter, SearchHit, Verdict,
-    callable_without_action,
 };
 use crate::session::{CatalogView, Origin};
 use hera_connector_contract::catalog::{ActionEntry, Catalog, ToolEntry};
@@ -415,7 +414,7 @@ pub fn describe_with(
         None => {
             data.insert("tool".into(), identity(tool, provenance));
             let examples = examples_for(tool, None);
-            if tool.actions.is_empty() || callable_without_action(tool) {
+            if tool.actions.is_empty() || tool.callable_without_action() {
                 // e.g. `run_tests`: running the tests *is* the action-less call, and its
                 // arguments (`mode`, `filter`, …) live only in the tool-level schema.
                 data.insert("input_schema".into(), tool.input_schema.clone());
@@ -468,7 +467,7 @@ pub fn describe_with(
                         .collect(),
                 );
                 data.insert("tool_safety".into(), folded_safety(tool));
-                message = if callable_without_action(tool) {
+                message = if tool.callable_without_action() {
                     format!(
                         "{}: callable without an action (input_schema is that contract), or with one of {} actions; describe one with action for its input schema",
                         tool.name,
@@ -760,10 +759,10 @@ pub(crate) mod tests {
         // A tool whose tool-level schema leaves `action` optional (run_tests, profiler) is also
         // callable without one, so its overview carries that contract.
         let scene = v.catalog().tool("scene").unwrap().clone();
-        assert!(!callable_without_action(&scene));
+        assert!(!scene.callable_without_action());
         let mut optional = scene;
         optional.input_schema["required"] = json!([]);
-        assert!(callable_without_action(&optional));
+        assert!(optional.callable_without_action());
         let d = describe(
             &v,
             &DescribeArgs {

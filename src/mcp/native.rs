@@ -27,7 +27,7 @@ use crate::session::{
     CallError, CatalogView, Controls as CallControls, Fault, ToolScope, arbitrary_code_refused,
     invalid_arguments,
 };
-use hera_connector_contract::catalog::{Catalog, RiskClass, Safety, ToolEntry};
+use hera_connector_contract::catalog::{Catalog, SafetyFold, ToolEntry};
 use hera_connector_contract::wire::FEATURE_OPERATION_LEDGER;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
@@ -50,7 +50,7 @@ fn chars(s: &str) -> usize {
 /// Whether `tool` is published in `profile`.
 pub fn visible(tool: &ToolEntry, profile: &str, allow_arbitrary_code: bool) -> bool {
     !tool.is_legacy()
-        && tool.profiles.iter().any(|p| p == profile)
+        && tool.in_profile(profile)
         && (allow_arbitrary_code || !tool.is_arbitrary_code())
 }
 
@@ -69,42 +69,10 @@ pub fn visible_tools<'a>(
     tools
 }
 
-/// Every safety a call of `tool` can resolve to: the tool's, every action's, and their rules'.
-fn safeties(tool: &ToolEntry) -> Vec<&Safety> {
-    let mut out = Vec::new();
-    for s in std::iter::once(&tool.safety).chain(tool.actions.iter().map(|a| &a.safety)) {
-        out.push(s);
-        out.extend(s.rules.iter().map(|r| &r.safety));
-    }
-    out
-}
-
-/// A tool's worst case over every safety a call can resolve to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Folded {
-    pub read_only: bool,
-    pub idempotent: bool,
-    pub destructive: bool,
-    pub open_world: bool,
-    pub requires_confirmation: bool,
-}
-
-fn open_world(r: RiskClass) -> bool {
-    matches!(
-        r,
-        RiskClass::PackageChange | RiskClass::ExternalProcess | RiskClass::ArbitraryCode
-    )
-}
-
-pub fn fold(tool: &ToolEntry) -> Folded {
-    let all = safeties(tool);
-    Folded {
-        read_only: all.iter().all(|s| s.read_only),
-        idempotent: all.iter().all(|s| s.idempotent),
-        destructive: all.iter().any(|s| s.destructive),
-        open_world: all.iter().any(|s| open_world(s.risk_class)),
-        requires_confirmation: all.iter().any(|s| s.requires_confirmation),
-    }
+/// A tool's worst case over every safety a call can resolve to
+/// ([`ToolEntry::reachable_safeties`]).
+pub fn fold(tool: &ToolEntry) -> SafetyFold {
+    tool.reachable_safeties(None).fold()
 }
 
 /// Which call controls a tool's native schema carries (never when the tool declares a
@@ -508,7 +476,7 @@ impl NativeCall {
             return Err(e);
         };
         if !visible(tool, profile, allow_arbitrary_code) {
-            if tool.profiles.iter().any(|p| p == profile) && tool.is_arbitrary_code() {
+            if tool.in_profile(profile) && tool.is_arbitrary_code() {
                 return Err(arbitrary_code_refused(name));
             }
             return Err(CallError::input(

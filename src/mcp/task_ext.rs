@@ -13,23 +13,13 @@ use rmcp::model::{Task, TaskStatus};
 /// Suggested interval between `tasks/get` polls.
 pub const POLL_INTERVAL_MS: u64 = 2000;
 
-/// ISO 8601 UTC with milliseconds, from Unix ms (civil-from-days, proleptic Gregorian).
+/// ISO 8601 UTC with milliseconds, from Unix ms. Out of chrono's range (never for a real
+/// clock) it falls back to the epoch rather than failing a task answer.
 pub fn iso8601(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let milli = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }
 
 /// The task record of a job: created when the job started, updated when its result was written.

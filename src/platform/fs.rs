@@ -12,26 +12,79 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Creates `path` and its parents; on Unix the folder itself ends up 0700 even if it existed.
+/// Creates `path` (0700 on Unix) and its parents if needed. An existing folder shared with
+/// group or others is tightened (never widened); anything at `path` that is not a real folder,
+/// a symbolic link included, is refused: a link planted in place of a cache folder would
+/// redirect our writes.
 pub fn create_private_dir(path: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(path)?;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::create_dir_all(path)
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                if m.permissions().mode() & 0o077 != 0 {
+                    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700))?;
+                }
+            }
+            Ok(())
+        }
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "the path exists and is not a directory",
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let mut b = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                b.mode(0o700);
+            }
+            // Missing parents are created private too (existing ones are left as they are).
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                b.recursive(true).create(parent)?;
+                b.recursive(false);
+            }
+            match b.create(path) {
+                Ok(()) => Ok(()),
+                // Another process won the race: fine if it made a folder.
+                Err(e)
+                    if e.kind() == io::ErrorKind::AlreadyExists
+                        && std::fs::symlink_metadata(path)?.is_dir() =>
+                {
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
     }
 }
 
 /// Writes `bytes` to `path` atomically as a private file (0600 on Unix). The folder must exist.
 pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace_atomic(path, bytes, None)
+    replace_atomic(path, bytes, &Replace::default())
+}
+
+/// [`write_private_atomic`] for the result cache: the temporary file's name starts with
+/// `temp_prefix` (so a later prune can date an orphan left by a crash from its name, on the
+/// cache's own clock), the file is given `mtime` (its last use), and the rename is synced to
+/// the folder so a published result survives a power loss.
+pub fn write_private_atomic_dated(
+    path: &Path,
+    bytes: &[u8],
+    temp_prefix: &str,
+    mtime: std::time::SystemTime,
+) -> io::Result<()> {
+    replace_atomic(
+        path,
+        bytes,
+        &Replace {
+            temp_prefix: Some(temp_prefix),
+            mtime: Some(mtime),
+            sync_dir: true,
+            ..Replace::default()
+        },
+    )
 }
 
 /// Writes `bytes` to `path` atomically, keeping the permissions of the file it replaces; a new
@@ -45,7 +98,14 @@ pub fn write_atomic_keeping_mode(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    replace_atomic(&target, bytes, keep)
+    replace_atomic(
+        &target,
+        bytes,
+        &Replace {
+            permissions: keep,
+            ..Replace::default()
+        },
+    )
 }
 
 /// The file a path finally names: itself, or the target of the symbolic link(s) it is.
@@ -56,26 +116,44 @@ fn resolve_link(path: &Path) -> io::Result<PathBuf> {
     }
 }
 
-fn replace_atomic(
-    path: &Path,
-    bytes: &[u8],
+/// How [`replace_atomic`] writes: the defaults give a private file under a `.hera-*.tmp` name.
+#[derive(Default)]
+struct Replace<'a> {
     permissions: Option<std::fs::Permissions>,
-) -> io::Result<()> {
+    temp_prefix: Option<&'a str>,
+    mtime: Option<std::time::SystemTime>,
+    sync_dir: bool,
+}
+
+fn replace_atomic(path: &Path, bytes: &[u8], how: &Replace<'_>) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let mut tmp = tempfile::Builder::new()
-        .prefix(".hera-")
-        .suffix(".tmp")
+        .prefix(how.temp_prefix.unwrap_or(".hera-"))
+        .suffix(if how.temp_prefix.is_some() {
+            ""
+        } else {
+            ".tmp"
+        })
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    if let Some(p) = permissions {
-        tmp.as_file().set_permissions(p)?;
+    if let Some(p) = &how.permissions {
+        tmp.as_file().set_permissions(p.clone())?;
+    }
+    if let Some(t) = how.mtime {
+        tmp.as_file().set_modified(t)?;
     }
     // On failure the temporary file is dropped, and so deleted.
     tmp.persist(path).map_err(|e| e.error)?;
+    #[cfg(unix)]
+    if how.sync_dir
+        && let Ok(d) = std::fs::File::open(dir)
+    {
+        let _ = d.sync_all(); // makes the rename durable; best effort
+    }
     Ok(())
 }
 
@@ -121,6 +199,36 @@ mod tests {
             assert_eq!(mode(&sub), 0o700);
             assert_eq!(shared_mode(&std::fs::metadata(&f).unwrap()), None);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_in_place_of_a_private_folder_is_refused_and_shared_folders_are_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let link = dir.path().join("cache");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        let e = create_private_dir(&link).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        // The link's target was not touched.
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&elsewhere), 0o755);
+        create_private_dir(&elsewhere).unwrap();
+        assert_eq!(mode(&elsewhere), 0o700);
+    }
+
+    #[test]
+    fn a_dated_write_names_its_temporary_file_and_sets_the_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.hres");
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        write_private_atomic_dated(&f, b"payload", ".tmp-1700000000000-", t).unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"payload");
+        assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), t);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[cfg(unix)]

@@ -358,7 +358,7 @@ impl ResultStore {
         if !create {
             return Ok(None);
         }
-        ensure_private_dir(&self.root)?;
+        crate::platform::fs::create_private_dir(&self.root)?;
         let _ = fs::remove_file(&path);
         let key: [u8; KEY_BYTES] = rand::random();
         let mut opts = OpenOptions::new();
@@ -477,11 +477,12 @@ impl ResultStore {
 
         let mut guard = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
         let dir = self.project_dir(project);
-        ensure_private_dir(&self.root)
+        crate::platform::fs::create_private_dir(&self.root)
             .map_err(|e| self.storage("create the directory", &self.root, e))?;
-        ensure_private_dir(&dir).map_err(|e| self.storage("create the directory", &dir, e))?;
+        crate::platform::fs::create_private_dir(&dir)
+            .map_err(|e| self.storage("create the directory", &dir, e))?;
         let target = self.file_path(project, &id);
-        write_atomically(&dir, &target, &file, from_ms(now))
+        write_atomically(&target, &file, from_ms(now))
             .map_err(|e| self.storage("write the result", &dir, e))?;
 
         let due = match guard.get(project.as_hex()) {
@@ -1035,83 +1036,12 @@ fn item_range(
     ))
 }
 
-/// Creates `dir` (0700 on Unix) if needed and refuses anything that is not a real directory
-/// (a symlink planted in place of a project directory would redirect our writes).
-fn ensure_private_dir(dir: &Path) -> io::Result<()> {
-    match fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => {
-            // Tighten a directory someone created with group/other access (never widen).
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                if m.permissions().mode() & 0o077 != 0 {
-                    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
-                }
-            }
-            Ok(())
-        }
-        Ok(_) => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "the path exists and is not a directory",
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            if let Some(parent) = dir.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            let mut b = fs::DirBuilder::new();
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::DirBuilderExt;
-                b.mode(0o700);
-            }
-            match b.create(dir) {
-                Ok(()) => Ok(()),
-                // Another process won the race: fine if it made a directory.
-                Err(e)
-                    if e.kind() == io::ErrorKind::AlreadyExists
-                        && fs::symlink_metadata(dir)?.is_dir() =>
-                {
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            }
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// temp (0600, exclusive) → write → fsync → mtime → rename. Any failure removes the temp file,
-/// so nothing half-written is ever visible under a result name.
-fn write_atomically(dir: &Path, target: &Path, bytes: &[u8], mtime: SystemTime) -> io::Result<()> {
-    let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{:016x}",
-        to_ms(mtime),
-        rand::random::<u64>()
-    ));
-    let result = (|| {
-        let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let mut f = opts.open(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        f.set_modified(mtime)?;
-        drop(f);
-        fs::rename(&temp, target)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-        return result;
-    }
-    #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all(); // make the rename durable; best effort
-    }
-    Ok(())
+/// temp (0600, exclusive, named `.tmp-<ms>-…` so a prune can date an orphan) → write → fsync →
+/// mtime → rename. Any failure removes the temp file, so nothing half-written is ever visible
+/// under a result name.
+fn write_atomically(target: &Path, bytes: &[u8], mtime: SystemTime) -> io::Result<()> {
+    let prefix = format!("{TEMP_PREFIX}{}-", to_ms(mtime));
+    crate::platform::fs::write_private_atomic_dated(target, bytes, &prefix, mtime)
 }
 
 fn open_no_follow(path: &Path) -> io::Result<File> {

@@ -253,37 +253,34 @@ fn parse_query(q: &str) -> Result<ReadRange, String> {
 }
 
 fn percent_decode(s: &str) -> Result<String, String> {
+    // The crate passes a malformed `%` through; a pointer we wrote never has one, so refuse it.
     let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s
+    let malformed = bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'%'
+            && !bytes
                 .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or("bad percent-encoding in `items`")?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if malformed {
+        return Err("bad percent-encoding in `items`".into());
     }
-    String::from_utf8(out).map_err(|_| "`items` is not UTF-8 after percent-decoding".into())
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .map(|c| c.into_owned())
+        .map_err(|_| "`items` is not UTF-8 after percent-decoding".into())
 }
 
-/// Keeps the RFC 3986 unreserved characters and `/`; encodes the rest (so `&`, `=`, `#`, `%`
-/// and spaces in a pointer survive a round trip).
+/// Everything but the RFC 3986 unreserved characters and `/` is encoded, so `&`, `=`, `#`, `%`
+/// and spaces in a pointer survive a round trip.
+const POINTER: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
 fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, POINTER).to_string()
 }
 
 /// Untrusted text quoted in an error, bounded so a huge URI cannot blow up a message.

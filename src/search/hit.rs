@@ -1,6 +1,6 @@
 //! What a search returns and what it may look at: [`SearchHit`] and [`SearchFilter`].
 
-use hera_connector_contract::catalog::{RiskClass, Safety, SafetyDecl, SafetyRule, ToolEntry};
+use hera_connector_contract::catalog::{RiskClass, SafetyDecl, ToolEntry};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 ///
 /// `action` is `None` when the tool's default handler is the answer (tools without actions, or
 /// tools callable without one such as `run_tests`, `menu` and `profiler`, see
-/// [`callable_without_action`]), or when the query matched the tool but none of its actions;
+/// [`ToolEntry::callable_without_action`]), or when the query matched the tool but none of its actions;
 /// `actions` then lists the choices.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHit {
@@ -69,19 +69,17 @@ impl ActionSafety {
         };
         let worst = match action {
             Some(_) => CompactSafety::of(tool, action).risk_class,
-            None if callable_without_action(tool) && tool.actions.is_empty() => {
-                CompactSafety::of(tool, None).risk_class
-            }
+            None if tool.actions.is_empty() => CompactSafety::of(tool, None).risk_class,
             // The action-less call of a tool that also has actions: its own rules only.
-            None if callable_without_action(tool) => {
+            None if tool.callable_without_action() => {
                 let mut w = base.risk_class;
                 for r in tool
                     .safety
                     .rules
                     .iter()
-                    .filter(|r| pinned_action(r).is_none())
+                    .filter(|r| r.pinned_action().is_none())
                 {
-                    if worse(r.safety.risk_class, w) {
+                    if r.safety.risk_class.is_worse_than(w) {
                         w = r.safety.risk_class;
                     }
                 }
@@ -110,7 +108,7 @@ impl ActionSafety {
                 base.supports_cancellation,
                 default.supports_cancellation,
             ),
-            worst_case: worse(worst, base.risk_class).then_some(worst),
+            worst_case: worst.is_worse_than(base.risk_class).then_some(worst),
         }
     }
 
@@ -144,109 +142,18 @@ pub struct CompactSafety {
     pub conditional: bool,
 }
 
-/// Whether `tool` can be called without an action: it has none, or its tool-level schema does
-/// not require `action`. The one rule for search entries, compact safety and `tool_describe`.
-///
-/// Why `required` and not `properties`: the Connector runs the tool's default handler for a
-/// call that names no action (connector-contract/README.md §2.5 step 7; every built-in tool has one)
-/// and validates it against the tool-level schema, so such a call is refused exactly when that
-/// schema requires `action`. Tool-level schemas carry `action` only as an ordinary parameter
-/// (the Connector's schema-building rules, connector-contract/README.md §3): absent (`run_tests`, `menu`, `manage_timeline`), required (most
-/// multi-action tools) or optional (`profiler`, whose action-less call runs with the tool-level
-/// safety). The action-less call's safety is the tool's own.
-pub fn callable_without_action(tool: &ToolEntry) -> bool {
-    tool.actions.is_empty()
-        || !tool.input_schema["required"]
-            .as_array()
-            .is_some_and(|r| r.iter().any(|v| v == "action"))
-}
-
-/// The action a tool-level rule is pinned to (`when.action.const`), if any.
-fn pinned_action(rule: &SafetyRule) -> Option<&str> {
-    rule.when
-        .get("action")
-        .and_then(|c| c.get("const"))
-        .and_then(Value::as_str)
-}
-
 impl CompactSafety {
-    /// The worst case of calling `tool`:
-    /// - `Some(action)`: a call of that action, i.e. the action's safety folded with every
-    ///   tool-level rule not pinned to a different action (an unknown action falls back to the
-    ///   tool's safety, as resolution does);
-    /// - `None`: any call of the tool, i.e. the tool's own safety when it is callable without
-    ///   an action, every action's safety, and every rule that some call can match.
+    /// The worst case of calling `tool` with `action` (`None`: any call of it), folded over
+    /// [`ToolEntry::reachable_safeties`].
     pub fn of(tool: &ToolEntry, action: Option<&str>) -> CompactSafety {
-        let mut bases: Vec<&Safety> = Vec::new();
-        let mut rules: Vec<&SafetyRule> = Vec::new();
-        match action.map(|a| (a, tool.action(a))) {
-            Some((_, Some(a))) => {
-                bases.push(&a.safety);
-                rules.extend(
-                    tool.safety.rules.iter().filter(|r| {
-                        pinned_action(r).is_none_or(|p| p.eq_ignore_ascii_case(&a.name))
-                    }),
-                );
-            }
-            Some((_, None)) => {
-                bases.push(&tool.safety);
-                rules.extend(
-                    tool.safety
-                        .rules
-                        .iter()
-                        .filter(|r| pinned_action(r).is_none()),
-                );
-            }
-            None => {
-                if callable_without_action(tool) {
-                    bases.push(&tool.safety);
-                }
-                bases.extend(tool.actions.iter().map(|a| &a.safety));
-                rules.extend(
-                    tool.safety
-                        .rules
-                        .iter()
-                        .filter(|r| pinned_action(r).is_none_or(|p| tool.action(p).is_some())),
-                );
-            }
-        }
-        let all: Vec<&Safety> = bases
-            .iter()
-            .copied()
-            .chain(rules.iter().map(|r| &r.safety))
-            .collect();
-        let Some(first) = all.first() else {
-            // Not reachable for a catalog that passed its structure check (an action-required
-            // tool has actions); the tool's own safety is the honest answer.
-            return CompactSafety::flags(&tool.safety);
-        };
-        let mut s = CompactSafety::flags(first);
-        for other in &all[1..] {
-            let o = CompactSafety::flags(other);
-            s.read_only &= o.read_only;
-            s.idempotent &= o.idempotent;
-            s.destructive |= o.destructive;
-            s.requires_confirmation |= o.requires_confirmation;
-            if worse(o.risk_class, s.risk_class) {
-                s.risk_class = o.risk_class;
-            }
-        }
-        s.conditional = !rules.is_empty()
-            || all
-                .iter()
-                .any(|x| CompactSafety::flags(x) != CompactSafety::flags(first));
-        s
-    }
-
-    /// One safety's five facts, unconditional.
-    fn flags(s: &Safety) -> CompactSafety {
+        let f = tool.reachable_safeties(action).fold();
         CompactSafety {
-            risk_class: s.risk_class,
-            read_only: s.read_only,
-            destructive: s.destructive,
-            idempotent: s.idempotent,
-            requires_confirmation: s.requires_confirmation,
-            conditional: false,
+            risk_class: f.risk_class,
+            read_only: f.read_only,
+            destructive: f.destructive,
+            idempotent: f.idempotent,
+            requires_confirmation: f.requires_confirmation,
+            conditional: f.conditional,
         }
     }
 
@@ -254,22 +161,6 @@ impl CompactSafety {
     pub fn to_json(self) -> Value {
         serde_json::to_value(self).expect("compact safety serializes")
     }
-}
-
-/// Whether `a` is a more severe risk than `b`, for folding rules into a worst case.
-pub(crate) fn worse(a: RiskClass, b: RiskClass) -> bool {
-    fn rank(r: RiskClass) -> u8 {
-        match r {
-            RiskClass::ReadOnly => 0,
-            RiskClass::Write => 1,
-            RiskClass::Destructive => 2,
-            RiskClass::PackageChange => 3,
-            RiskClass::ExternalProcess => 4,
-            RiskClass::Unspecified => 5,
-            RiskClass::ArbitraryCode => 6,
-        }
-    }
-    rank(a) > rank(b)
 }
 
 impl SearchHit {
@@ -324,7 +215,7 @@ impl<'a> SearchFilter<'a> {
         }
         match self.profile {
             None | Some("") | Some("compact") => true,
-            Some(p) => profiles.iter().any(|x| x == p),
+            Some(p) => profiles.iter().any(|x| x == p), // (a hit carries profiles, not its entry)
         }
     }
 }

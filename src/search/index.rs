@@ -26,7 +26,7 @@
 //! - a question ("what is…", "is … done?") multiplies read-only entries by a small factor;
 //! - a vector in the query ("to 0,1,0") counts as the word "position".
 
-use super::hit::{ActionSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
+use super::hit::{ActionSafety, SearchFilter, SearchHit, first_sentence};
 use super::synonyms;
 use super::text::{self, Word};
 use super::typo::{MIN_TYPO_LEN, TypoIndex};
@@ -547,7 +547,7 @@ impl SearchIndex {
             tool_docs.push(doc);
 
             let first = entries.len() as u32;
-            if callable_without_action(tool) {
+            if tool.callable_without_action() {
                 let p = param_text(&tool.input_schema);
                 let mut doc = vec![Vec::new(); ENTRY_FIELDS.len()];
                 // The default handler does what the tool is named for. When the tool also has

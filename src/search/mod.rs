@@ -36,7 +36,7 @@ mod text;
 mod typo;
 
 pub use answer::Verdict;
-pub use hit::{ActionSafety, CompactSafety, SearchFilter, SearchHit, callable_without_action};
+pub use hit::{ActionSafety, CompactSafety, SearchFilter, SearchHit};
 pub use index::{MAX_QUERY_CHARS, SearchIndex};
 
 #[cfg(test)]

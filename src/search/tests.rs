@@ -236,7 +236,7 @@ fn an_optional_action_makes_the_tool_callable_on_its_own() {
         .unwrap();
     go.input_schema["required"] = json!([]);
     go.input_schema["properties"]["label"] = json!({"type": "string", "description": "a label"});
-    assert!(callable_without_action(go));
+    assert!(go.callable_without_action());
     let expected_safety = ActionSafety::of(go, None);
     let idx = SearchIndex::build(&tools);
     assert_eq!(

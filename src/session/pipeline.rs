@@ -94,6 +94,17 @@ enum Approval<P> {
     Pending(P),
 }
 
+impl<P> Approval<P> {
+    /// The token and operation id to send with, or the answer to give the caller now (the
+    /// approval is still pending).
+    fn granted(self) -> Result<(String, OperationId), CallOutcome<P>> {
+        match self {
+            Approval::Granted { token, op } => Ok((token, op)),
+            Approval::Pending(p) => Err(CallOutcome::ApprovalPending(p)),
+        }
+    }
+}
+
 /// A caller-supplied operation id, or `INVALID_OPERATION_ID`.
 pub fn parse_operation_id(raw: &str) -> Result<OperationId, CallError> {
     OperationId::parse(raw).map_err(|e| {
@@ -276,17 +287,16 @@ impl Session {
                         &arguments,
                         &binding,
                         supplied_token,
-                        op.clone(),
+                        op,
                         approver,
                     )
                     .await?;
-                match step {
-                    Approval::Granted { token: t, op: o } => {
-                        token = Some(t);
-                        op = o;
-                    }
-                    Approval::Pending(p) => return Ok(CallOutcome::ApprovalPending(p)),
-                }
+                let (t, o) = match step.granted() {
+                    Ok(granted) => granted,
+                    Err(pending) => return Ok(pending),
+                };
+                token = Some(t);
+                op = o;
             }
         }
 
@@ -323,17 +333,15 @@ impl Session {
                 && approver.vouches_for(t, &self.issued)
             {
                 renewed = true;
-                match self
+                let step = self
                     .renew(&client, &policy, &arguments, &binding, t, &op, approver)
-                    .await?
-                {
-                    Approval::Granted { token: t, .. } => {
-                        token = Some(t);
-                        events.push(CallEvent::ApprovalRenewed);
-                        continue;
-                    }
-                    Approval::Pending(p) => return Ok(CallOutcome::ApprovalPending(p)),
+                    .await?;
+                match step.granted() {
+                    Ok((t, _)) => token = Some(t),
+                    Err(pending) => return Ok(pending),
                 }
+                events.push(CallEvent::ApprovalRenewed);
+                continue;
             }
             if !reentered
                 && token.is_none()
@@ -345,24 +353,13 @@ impl Session {
                 reentered = true;
                 events.push(CallEvent::ApprovalRequestedByEditor);
                 let step = self
-                    .approve(
-                        &client,
-                        &policy,
-                        &arguments,
-                        &binding,
-                        None,
-                        op.clone(),
-                        approver,
-                    )
+                    .approve(&client, &policy, &arguments, &binding, None, op, approver)
                     .await?;
-                match step {
-                    Approval::Granted { token: t, op: o } => {
-                        token = Some(t);
-                        op = o;
-                        continue;
-                    }
-                    Approval::Pending(p) => return Ok(CallOutcome::ApprovalPending(p)),
-                }
+                (token, op) = match step.granted() {
+                    Ok((t, o)) => (Some(t), o),
+                    Err(pending) => return Ok(pending),
+                };
+                continue;
             }
             if env.code.as_deref() == Some("CATALOG_STALE") {
                 // Nothing ran (the Connector checks the hash before its ledger). Reload, and

@@ -17,7 +17,7 @@
 //!
 //! `HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality`
 
-use hera_agent_unity::{SearchFilter, SearchIndex, Verdict, callable_without_action};
+use hera_agent_unity::{SearchFilter, SearchIndex, Verdict};
 use hera_connector_contract::catalog::{Catalog, ToolEntry};
 use hera_connector_sim::catalog::ToolSet;
 use serde_json::{Value, json};
@@ -545,7 +545,7 @@ fn query_set_is_well_formed_and_names_real_actions() {
                 q.tool
             ),
             None => assert!(
-                callable_without_action(tool),
+                tool.callable_without_action(),
                 "query {} expects {} without an action, but its tool-level schema requires one",
                 q.id,
                 q.tool
@@ -669,7 +669,7 @@ fn unseen_and_reworded_sets_name_real_actions() {
             .unwrap_or_else(|| panic!("unseen {} expects unknown tool {}", q.id, q.tool));
         match &q.action {
             Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "unseen {}", q.id),
-            None => assert!(callable_without_action(tool), "unseen {}", q.id),
+            None => assert!(tool.callable_without_action(), "unseen {}", q.id),
         }
     }
     // Every tool has a reworded description that shares no sentence with the simulator's.
