@@ -666,6 +666,21 @@ impl Catalog {
                 .find(|t| t.aliases.iter().any(|a| a == name))
         })
     }
+
+    /// The tool a caller means by `name`: [`Catalog::tool`], else the one tool whose name
+    /// matches ignoring ASCII case (two such tools: none, rather than a guess).
+    pub fn find_tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.tool(name).or_else(|| {
+            let mut it = self
+                .tools
+                .iter()
+                .filter(|t| t.name.eq_ignore_ascii_case(name));
+            match (it.next(), it.next()) {
+                (Some(t), None) => Some(t),
+                _ => None,
+            }
+        })
+    }
 }
 
 #[cfg(test)]

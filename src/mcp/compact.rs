@@ -57,43 +57,6 @@ fn tool_not_found(name: &str, close: Vec<String>) -> Envelope {
         .with_data(json!({"tool": name, "did_you_mean": close}))
 }
 
-/// Finds a tool by name, alias, or a unique case-insensitive match. Arbitrary-code tools are
-/// refused unless permitted, with a message that says how to permit them (`tool_call` answers
-/// this; `tool_describe` hides such a tool instead, see [`describe`]).
-pub fn find_tool<'a>(
-    catalog: &'a Catalog,
-    name: &str,
-    allow_arbitrary_code: bool,
-) -> Result<&'a ToolEntry, Envelope> {
-    let found = catalog.tool(name).or_else(|| {
-        let mut it = catalog
-            .tools
-            .iter()
-            .filter(|t| t.name.eq_ignore_ascii_case(name));
-        match (it.next(), it.next()) {
-            (Some(t), None) => Some(t),
-            _ => None,
-        }
-    });
-    match found {
-        Some(t) if t.is_arbitrary_code() && !allow_arbitrary_code => Err(Envelope::error(
-            "ARBITRARY_CODE_PERMISSION_REQUIRED",
-            format!(
-                "tool {:?} runs arbitrary code in the Editor and is disabled; the user must \
-                 restart the server with --allow-arbitrary-code (or \
-                 HERA_MCP_ALLOW_ARBITRARY_CODE=1) to use it",
-                t.name
-            ),
-        )
-        .with_data(json!({"tool": t.name}))),
-        Some(t) => Ok(t),
-        None => Err(tool_not_found(
-            name,
-            close_tools(catalog, name, allow_arbitrary_code),
-        )),
-    }
-}
-
 /// Tools whose name (or alias) is close to `name`.
 fn close_tools(catalog: &Catalog, name: &str, allow_arbitrary_code: bool) -> Vec<String> {
     let names = visible(catalog, allow_arbitrary_code)
@@ -110,16 +73,16 @@ fn find_tool_for_describe<'a>(
     allow_arbitrary_code: bool,
 ) -> Result<&'a ToolEntry, Envelope> {
     let catalog = view.catalog();
-    match find_tool(catalog, name, allow_arbitrary_code) {
+    match crate::session::find_tool(view, name, allow_arbitrary_code) {
         Ok(t) => Ok(t),
-        Err(e) if e.code.as_deref() == Some("ARBITRARY_CODE_PERMISSION_REQUIRED") => {
+        Err(e) if e.code == "ARBITRARY_CODE_PERMISSION_REQUIRED" => {
             let close = close_tools(catalog, name, false)
                 .into_iter()
                 .filter(|c| !c.eq_ignore_ascii_case(name))
                 .collect();
             Err(tool_not_found(name, close))
         }
-        Err(e) if e.code.as_deref() == Some("TOOL_NOT_FOUND") => {
+        Err(e) if e.code == "TOOL_NOT_FOUND" => {
             // Spelling matches first (a typo is the likeliest mistake), then what a search for
             // the guessed name's words ranks first ("unity_take_picture" → screenshot).
             const MAX: usize = 5;
@@ -143,7 +106,7 @@ fn find_tool_for_describe<'a>(
             }
             Err(tool_not_found(name, close))
         }
-        Err(e) => Err(e),
+        Err(e) => Err(super::call::refusal(e, false)),
     }
 }
 
@@ -687,11 +650,8 @@ pub(crate) mod tests {
         );
         assert_eq!(d.code.as_deref(), Some("TOOL_NOT_FOUND"), "{d:?}");
         assert!(!d.suggestions.contains(&"exec".to_string()));
-        let c = find_tool(v.catalog(), "exec", false).err().unwrap();
-        assert_eq!(
-            c.code.as_deref(),
-            Some("ARBITRARY_CODE_PERMISSION_REQUIRED")
-        );
+        let c = crate::session::find_tool(&v, "exec", false).err().unwrap();
+        assert_eq!(c.code, "ARBITRARY_CODE_PERMISSION_REQUIRED");
         let ok = describe(
             &v,
             &DescribeArgs {

@@ -33,7 +33,7 @@ pub(crate) use editor::{Session, SessionOptions};
 pub(crate) use error::{CallError, ErrorKind, is_approval_code};
 pub(crate) use pipeline::{CallEvent, CallOutcome, CallRequest, EditorAnswer};
 pub(crate) use resolve::{
-    AnyTool, Controls, ToolScope, arbitrary_code_refused, invalid_arguments, label,
+    AnyTool, Controls, ToolScope, arbitrary_code_refused, find_tool, invalid_arguments, label,
 };
 pub(crate) use validate::{Fault, check as check_schema, compile as compile_schema};
 pub(crate) use view::{CatalogView, Origin};

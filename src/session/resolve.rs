@@ -80,17 +80,7 @@ pub fn find_tool<'v>(
     allow_arbitrary_code: bool,
 ) -> Result<&'v ToolEntry, CallError> {
     let catalog = view.catalog();
-    let found = catalog.tool(name).or_else(|| {
-        let mut it = catalog
-            .tools
-            .iter()
-            .filter(|t| t.name.eq_ignore_ascii_case(name));
-        match (it.next(), it.next()) {
-            (Some(t), None) => Some(t),
-            _ => None,
-        }
-    });
-    match found {
+    match catalog.find_tool(name) {
         Some(t) if t.is_arbitrary_code() && !allow_arbitrary_code => {
             Err(arbitrary_code_refused(&t.name))
         }
