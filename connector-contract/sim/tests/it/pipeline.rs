@@ -2,8 +2,7 @@
 //! checks, every `list` form, action resolution, validation, safety, the handler, `total_ms`
 //! and the envelope's exact key order.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::canonical::catalog_hash_text;
 use hera_connector_contract::identity::project_id;
 use hera_connector_sim::Fault;

@@ -1,8 +1,7 @@
 //! The heartbeat file (§1.2–§1.4, §12.1): name, every field, the 1 s rewrite through a temp
 //! file, the HOME override, and each knob a discovery test needs.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::identity::{heartbeat_file_name, project_id};
 use hera_connector_contract::wire::{ALL_FEATURES, Heartbeat};
 use hera_connector_sim::{Reload, SimConfig, Simulator};

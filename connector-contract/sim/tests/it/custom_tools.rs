@@ -2,8 +2,7 @@
 //! safety needs approval on every call (it publishes no safety at all), a strict one is
 //! validated from its published schema, and ambiguous safety rules end as `INTERNAL_ERROR`.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::catalog::{RiskClass, SafetyDecl, SafetyRule, Source, ToolEntry};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

@@ -2,8 +2,7 @@
 //! result files (each checked against its JSON Schema), and the domain reload a package change
 //! asks for, carried out by the core after answering.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::wire::file_bus;
 use serde_json::{Value, json};
 use std::time::Duration;

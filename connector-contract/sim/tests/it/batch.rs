@@ -1,8 +1,7 @@
 //! `/commands` (§2.6): PascalCase reply, `fail_fast` (default true without options), the
 //! approval pre-scan, no ledger for items, and side effects per executed item.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_sim::{Fault, FaultMatch};
 use serde_json::{Value, json};
 

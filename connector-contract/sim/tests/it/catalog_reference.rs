@@ -13,12 +13,12 @@ use hera_connector_sim::catalog::{
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
-const PARAMS_TSV: &str = include_str!("../../vectors/tool-parameters-reference.tsv");
-const SCHEMAS_TSV: &str = include_str!("../../vectors/tool-schemas-reference.tsv");
-const GROUPS_TSV: &str = include_str!("../../vectors/tool-groups-reference.tsv");
-const SAFETY_TSV: &str = include_str!("../../vectors/tool-safety-reference.tsv");
-const INVENTORY_TSV: &str = include_str!("../../vectors/tool-inventory-reference.tsv");
-const OUTPUTS_TSV: &str = include_str!("../../vectors/tool-outputs-reference.tsv");
+const PARAMS_TSV: &str = include_str!("../../../vectors/tool-parameters-reference.tsv");
+const SCHEMAS_TSV: &str = include_str!("../../../vectors/tool-schemas-reference.tsv");
+const GROUPS_TSV: &str = include_str!("../../../vectors/tool-groups-reference.tsv");
+const SAFETY_TSV: &str = include_str!("../../../vectors/tool-safety-reference.tsv");
+const INVENTORY_TSV: &str = include_str!("../../../vectors/tool-inventory-reference.tsv");
+const OUTPUTS_TSV: &str = include_str!("../../../vectors/tool-outputs-reference.tsv");
 
 /// Rows of a TSV as header-name → cell maps (comment lines skipped).
 fn rows(text: &str) -> Vec<BTreeMap<String, String>> {

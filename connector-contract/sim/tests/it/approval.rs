@@ -2,8 +2,7 @@
 //! Connector's order: envelope/signature/payload, contract, expiry, binding (each bound field
 //! on its own), single use; rotation of the secret on reload.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::approval::{self, ApprovalClaims};
 use hera_connector_contract::canonical::arguments_hash_of_value;
 use hera_connector_sim::Reload;

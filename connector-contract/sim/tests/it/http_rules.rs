@@ -1,8 +1,7 @@
 //! The listener's ingress rules (§2.2, §2.3): status codes, exact `HTTP_*` envelopes with
 //! `"timings":null`, headers, body limits, the JSON-object check and the pending-queue limit.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_sim::Fault;
 use serde_json::{Value, json};
 use std::time::Duration;

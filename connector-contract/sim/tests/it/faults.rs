@@ -1,8 +1,7 @@
 //! Fault injection (§12.7): each fault's bytes on the wire, whether the handler ran, what the
 //! ledger holds afterwards, and how long each fault lasts.
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::canonical::catalog_hash_text;
 use hera_connector_contract::identity::heartbeat_file_name;
 use hera_connector_sim::{Fault, FaultMatch};

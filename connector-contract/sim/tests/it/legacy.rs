@@ -1,8 +1,7 @@
 //! Legacy Connector mode (§3.11, §12.9): no features or epoch in the heartbeat, only the old
 //! `list` forms, `meta` ignored, no preflight endpoint, no ledger.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 fn legacy() -> Fixture {

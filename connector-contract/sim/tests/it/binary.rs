@@ -2,8 +2,7 @@
 //! writes a valid heartbeat, serves the catalog, obeys its control endpoint, and writes
 //! `stopped` when it quits (control `shutdown` or Ctrl-C).
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

@@ -2,8 +2,7 @@
 //! conflict, in progress, outcome unknown, idempotent re-execution, the `received` approval
 //! skip), verbatim replay without `total_ms`, and cleanup (ageing, deletion, the size cap).
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::canonical::sha256_prefixed;
 use hera_connector_sim::{Fault, Reload};
 use serde_json::{Value, json};

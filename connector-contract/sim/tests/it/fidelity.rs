@@ -2,8 +2,7 @@
 //! simulator as its default or behind a knob (`Quirks`, a fault, a control method), one test
 //! per behaviour (README: "What a real Editor does that a client must survive").
 
-mod common;
-use common::*;
+use crate::common::*;
 use hera_connector_contract::canonical::{
     EditorZone, arguments_hash_json, arguments_hash_json_in, arguments_hash_of_value, parse,
 };

@@ -1,8 +1,7 @@
 //! The loopback control endpoint: each operation over HTTP has the same effect as the
 //! corresponding `Simulator` method.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::time::Duration;
 
