@@ -78,14 +78,20 @@ pub fn token_hint(protocol: Option<&str>, why: TokenWhy) -> String {
         None => "this session".to_string(),
     };
     let reason = match why {
-        TokenWhy::NoForm => "your client declared no form elicitation, so the server cannot ask                              the user itself",
-        TokenWhy::FormsOff => "the server runs with --mrtr 0 (HERA_MCP_MRTR=0), so approvals are                                token round trips only",
-        TokenWhy::FormFailed => "the client's approval form (elicitation/create) returned no                                  answer",
+        TokenWhy::NoForm => {
+            "your client declared no form elicitation, so the server cannot ask the user itself"
+        }
+        TokenWhy::FormsOff => {
+            "the server runs with --mrtr 0 (HERA_MCP_MRTR=0), so approvals are token round trips only"
+        }
+        TokenWhy::FormFailed => {
+            "the client's approval form (elicitation/create) returned no answer"
+        }
         TokenWhy::Internal => "this call cannot show a form",
     };
     format!(
         "To approve ({era}: {reason}): show the user the message, which names what is affected \
-         (data.summary.subject); only if they say yes, repeat the identical call (same tool, \
+         (data.summary.subject, when present); only if they say yes, repeat the identical call (same tool, \
          same arguments) adding \"approval_token\": data.token, a top-level argument of \
          tool_call or of the native tool (or _meta[\"{meta}\"]), within 5 minutes. Never \
          approve on the user's behalf: the token is single-use and bound to these exact \

@@ -229,10 +229,7 @@ impl Kept {
                 .map(str::to_string)
                 .or_else(|| s("operation_id")),
             replay: envelope.get("replay").filter(|r| r.is_object()).cloned(),
-            ambiguous: envelope
-                .get("ambiguous")
-                .filter(|r| r.is_object())
-                .cloned(),
+            ambiguous: envelope.get("ambiguous").filter(|r| r.is_object()).cloned(),
             timings: envelope
                 .get("timings")
                 .and_then(Value::as_object)
