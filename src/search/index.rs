@@ -352,6 +352,9 @@ pub struct SearchIndex {
     entry_tool: Vec<u32>,
     /// Entry → its own safety is read-only (before tool-level rules arguments may trigger).
     entry_reads: Vec<bool>,
+    /// Entry → the read that answers a question about what this write sets (`set_time` →
+    /// `get_time`, `set` → `get`), in the same tool.
+    read_sibling: Vec<Option<u32>>,
     /// Tool → runs arbitrary code somewhere.
     tool_arbitrary: Vec<bool>,
     typos: TypoIndex,
@@ -365,7 +368,14 @@ struct Group {
     surface: String,
     /// (term id, weight) of every form that exists in the vocabulary.
     forms: Vec<(u32, f32)>,
+    /// A phrase's cue (see `synonyms::cues`), not a word of the query: it ranks, but is neither
+    /// reported as matched nor counted in a hit's coverage.
+    cue: bool,
 }
+
+/// Weight of the parts of a component type's camelCase name ("AudioSource" → audio, source):
+/// the whole name means the component; its parts alone would lead to `set_audio`.
+const COMPONENT_PART_WEIGHT: f32 = 0.4;
 
 /// Per-search accumulators for one level (tools or entries).
 struct Scratch {
@@ -615,6 +625,22 @@ impl SearchIndex {
                 safety: ActionSafety::of(tool, None),
             });
         }
+        let mut read_sibling = vec![None; entries.len()];
+        for m in &metas {
+            for e in m.entries.clone() {
+                let Some(rest) = entries[e as usize]
+                    .action
+                    .as_deref()
+                    .and_then(|a| a.strip_prefix("set"))
+                else {
+                    continue;
+                };
+                let want = format!("get{rest}");
+                read_sibling[e as usize] = m.entries.clone().find(|&r| {
+                    entry_reads[r as usize] && entries[r as usize].action.as_deref() == Some(&want)
+                });
+            }
+        }
         let n_terms = vb.vocab.len();
         let tool_level = Level::build(&tool_docs, &TOOL_FIELDS, n_terms);
         let entry_level = Level::build(&entry_docs, &ENTRY_FIELDS, n_terms);
@@ -631,6 +657,7 @@ impl SearchIndex {
             entry_names: Names::build(&entry_name_terms, n_terms),
             entry_tool,
             entry_reads,
+            read_sibling,
             tool_arbitrary: tools.iter().map(ToolEntry::is_arbitrary_code).collect(),
             tools: metas,
             entries,
@@ -675,6 +702,25 @@ impl SearchIndex {
             .filter(|w| !w.joined && text::term_of(&w.surface).is_some())
             .collect();
         let names = object_names(query);
+        // Phrases ("put … on", "take … off", "under") and component type names.
+        let mut component_parts: std::collections::HashSet<String> = Default::default();
+        for run in query.split(|c: char| !c.is_alphanumeric()) {
+            let parts = text::camel_parts(run);
+            if parts.len() > 1 && synonyms::is_component_type(&run.to_lowercase()) {
+                component_parts.extend(parts.iter().map(|p| p.to_lowercase()));
+            }
+        }
+        let all: Vec<&str> = words
+            .iter()
+            .filter(|w| !w.joined)
+            .map(|w| w.surface.as_str())
+            .collect();
+        let names_component = words.iter().any(|w| {
+            synonyms::is_component_type(&w.surface)
+                || matches!(w.surface.as_str(), "component" | "components")
+        });
+        let cues = synonyms::cues(&all, names_component);
+        let damped: Vec<&str> = cues.iter().flat_map(|c| c.damp.iter().copied()).collect();
         // An object's name is not part of what the request asks the catalog for.
         let mut meaningful: std::collections::HashSet<&str> = plain
             .iter()
@@ -694,6 +740,7 @@ impl SearchIndex {
             let mut g = Group {
                 surface: w.surface.clone(),
                 forms: Vec::new(),
+                cue: false,
             };
             add_form(&mut g, &term, 1.0);
             let mut expansions: Vec<(String, f32)> = synonyms::expand(&term).to_vec();
@@ -713,6 +760,16 @@ impl SearchIndex {
                 for f in &mut g.forms {
                     f.1 *= OBJECT_NAME_WEIGHT;
                 }
+            }
+            let factor = if component_parts.contains(w.surface.as_str()) {
+                COMPONENT_PART_WEIGHT
+            } else if damped.contains(&w.surface.as_str()) {
+                synonyms::DAMP
+            } else {
+                1.0
+            };
+            for f in &mut g.forms {
+                f.1 *= factor;
             }
             if plain.get(i + 1).is_some_and(|n| n.surface == "mode") {
                 for f in &mut g.forms {
@@ -736,6 +793,7 @@ impl SearchIndex {
             let mut g = Group {
                 surface: v,
                 forms: Vec::new(),
+                cue: false,
             };
             add_form(&mut g, &text::stem("position"), VECTOR_WEIGHT);
             groups.push(g);
@@ -746,6 +804,7 @@ impl SearchIndex {
                 let mut g = Group {
                     surface: w.surface.clone(),
                     forms: Vec::new(),
+                    cue: false,
                 };
                 add_form(&mut g, &t, 1.0);
                 for (s, sw) in synonyms::expand(&t) {
@@ -753,6 +812,17 @@ impl SearchIndex {
                 }
                 groups.push(g);
             }
+        }
+        for c in &cues {
+            let mut g = Group {
+                surface: c.label.to_string(),
+                forms: Vec::new(),
+                cue: true,
+            };
+            for (t, w) in &c.forms {
+                add_form(&mut g, t, *w);
+            }
+            groups.push(g);
         }
         if let Some(v) = &vector {
             meaningful.insert(v);
@@ -858,6 +928,22 @@ impl SearchIndex {
             }
             ranked.push((score, t, Some(e)));
         }
+        // A question about what a write sets is answered by its read: "what's the fixed
+        // timestep?" ranks `get_time` above `set_time`, whatever the write's parameters match.
+        if question {
+            let mut lift: Vec<(u32, f32)> = Vec::new();
+            for &(score, _, e) in &ranked {
+                if let Some(r) = e.and_then(|e| self.read_sibling[e as usize]) {
+                    lift.push((r, score * QUESTION_READ_ONLY_FACTOR));
+                }
+            }
+            for (r, score) in lift {
+                match ranked.iter_mut().find(|x| x.2 == Some(r)) {
+                    Some(x) => x.0 = x.0.max(score),
+                    None => ranked.push((score, self.entry_tool[r as usize], Some(r))),
+                }
+            }
+        }
         for &t in &ts.touched_total {
             if tool_has_entry_hit[t as usize] || !admits(t) {
                 continue;
@@ -902,7 +988,7 @@ impl SearchIndex {
         let tool = &self.tools[t as usize];
         let mut matched_terms = Vec::new();
         let mut matched_weight = 0f32;
-        for g in groups {
+        for g in groups.iter().filter(|g| !g.cue) {
             let best = g
                 .forms
                 .iter()

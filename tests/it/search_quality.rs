@@ -57,6 +57,12 @@ fn unseen() -> Vec<Query> {
     load("tests/search/holdout_unseen.json")
 }
 
+/// Everyday phrasings written on 2026-12-04 before that round's ranker changes, never tuned
+/// on: the gate for recall@1 ≥ 0.80 and recall@5 ≥ 0.95.
+fn fresh() -> Vec<Query> {
+    load("tests/search/holdout_fresh.json")
+}
+
 /// Requests no tool here serves: each must be answered "no action does that" (or "not
 /// offered"), never as found.
 const NO_MATCH: &[&str] = &[
@@ -361,7 +367,7 @@ struct Report {
     /// (label, ours, baseline) that must hold; `ours` also must not fall below the committed
     /// figure at `json[label]["ours"]["action_level"]`.
     gated: Vec<(&'static str, Figures, Figures)>,
-    unseen_real: Figures,
+    fresh_real: Figures,
     json: Value,
 }
 
@@ -406,6 +412,7 @@ fn measure() -> Report {
     let qs = queries();
     let hq = holdout();
     let uq = unseen();
+    let fq = fresh();
     let cat = catalog();
     let real = real_shaped(&cat.tools);
     let bare = without_descriptions(&cat.tools);
@@ -414,10 +421,12 @@ fn measure() -> Report {
     let (q_ours, q_base, q_json) = measure_set(&qs, &real);
     let (_, _, h_json) = measure_set(&hq, &real);
     let (u_ours, u_base, u_json) = measure_set(&uq, &real);
+    let (f_ours, f_base, f_json) = measure_set(&fq, &real);
     let shape = |tools: &[ToolEntry]| {
         json!({
             "queries": measure_set(&qs, tools).2,
             "holdout_unseen": measure_set(&uq, tools).2,
+            "holdout_fresh": measure_set(&fq, tools).2,
         })
     };
 
@@ -440,6 +449,7 @@ fn measure() -> Report {
 
     let n_actions: usize = cat.tools.iter().map(|t| t.actions.len()).sum();
     let uf = figures(&u_ours.action_ranks);
+    let ff = figures(&f_ours.action_ranks);
     let json = json!({
         "format": "hera.search-quality/2",
         "command": REGENERATE,
@@ -469,12 +479,14 @@ fn measure() -> Report {
         "query_sets": {
             "queries": {"file": "tests/search/queries.json", "about": "the tuning set"},
             "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout"},
-            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before this ranking's tuning and never tuned on; the gate"},
+            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before the previous round's tuning and never tuned on; its per-query misses were printed by this test since, so it is no longer fully unseen"},
+            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); never tuned on, measured once after the changes; the gate"},
         },
         "real_shaped": {
             "queries": q_json,
             "holdout": h_json,
             "holdout_unseen": u_json,
+            "holdout_fresh": f_json,
         },
         "simulator_prose": shape(&cat.tools),
         "names_only": shape(&bare),
@@ -485,8 +497,8 @@ fn measure() -> Report {
             "holdout_unseen": {"recall_at_1": 0.4516, "recall_at_5": 0.7312, "mrr": 0.5847},
         },
         "targets": {
-            "holdout_unseen_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
-            "status": if uf.recall_at_1 >= RECALL_AT_1_FLOOR && uf.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the unseen holdout is below the target; the test gates the tuning set at the target and the unseen set at its committed figures" },
+            "holdout_fresh_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
+            "status": if ff.recall_at_1 >= RECALL_AT_1_FLOOR && ff.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the fresh holdout is below the target; the test gates the tuning set at the target and the holdouts at their committed figures" },
         },
         "no_match_requests": no_match,
         "arbitrary_code_requests_without_permission": arbitrary,
@@ -499,8 +511,9 @@ fn measure() -> Report {
                 figures(&q_base.action_ranks),
             ),
             ("holdout_unseen", uf, figures(&u_base.action_ranks)),
+            ("holdout_fresh", ff, figures(&f_base.action_ranks)),
         ],
-        unseen_real: uf,
+        fresh_real: ff,
         json,
     }
 }
@@ -579,10 +592,9 @@ fn ours_meets_the_floors_beats_the_baseline_and_holds_the_committed_figures() {
         let text = serde_json::to_string_pretty(&report.json).unwrap() + "\n";
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {path:?}: {e}"));
     }
-    let u = report.unseen_real;
+    let u = report.fresh_real;
     eprintln!(
-        "unseen holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR}); not first: {}",
-        report.json["real_shaped"]["holdout_unseen"]["ours_not_first"]
+        "fresh holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR})"
     );
     // The floors hold on the tuning set; the unseen set must not fall below its committed
     // figures (below).
@@ -672,6 +684,17 @@ fn unseen_and_reworded_sets_name_real_actions() {
             None => assert!(callable_without_action(tool), "unseen {}", q.id),
         }
     }
+    let fresh = fresh();
+    assert!(fresh.len() >= 60, "the fresh holdout has {}", fresh.len());
+    for q in &fresh {
+        let tool = cat
+            .tool(&q.tool)
+            .unwrap_or_else(|| panic!("fresh {} expects unknown tool {}", q.id, q.tool));
+        match &q.action {
+            Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "fresh {}", q.id),
+            None => assert!(callable_without_action(tool), "fresh {}", q.id),
+        }
+    }
     // Every tool has a reworded description that shares no sentence with the simulator's.
     let alt = reworded(&cat.tools);
     for (a, t) in alt.iter().zip(&cat.tools) {
@@ -679,4 +702,42 @@ fn unseen_and_reworded_sets_name_real_actions() {
         assert_ne!(a.description, t.description);
         assert!(a.actions.iter().all(|x| x.description.is_empty()));
     }
+}
+
+/// Prints the tuning set's misses on the real-shaped catalog with the top three, for tuning
+/// (`cargo test --test it search_quality::tuning_misses -- --ignored --nocapture`). Reads the
+/// tuning set only: the holdouts are measured by the gated test, never inspected here.
+#[test]
+#[ignore = "a tuning aid, not a check"]
+fn tuning_misses() {
+    let real = real_shaped(&catalog().tools);
+    let index = SearchIndex::build(&real);
+    let qs = queries();
+    let (mut r1, mut r5) = (0, 0);
+    for q in &qs {
+        let r = ours_ranking(&index, &q.text);
+        let rank = rank_of(&r, |(t, a)| *t == q.tool && *a == q.action);
+        r1 += usize::from(rank == Some(1));
+        r5 += usize::from(rank.is_some_and(|k| k <= 5));
+        if rank != Some(1) {
+            let top: Vec<String> = r
+                .iter()
+                .take(3)
+                .map(|(t, a)| format!("{t}/{}", a.clone().unwrap_or_default()))
+                .collect();
+            eprintln!(
+                "{:>4} {:?} want {}/{} rank {rank:?} top {top:?}",
+                q.id,
+                q.text,
+                q.tool,
+                q.action.clone().unwrap_or_default()
+            );
+        }
+    }
+    eprintln!(
+        "tuning set: recall@1 {:.4} recall@5 {:.4} of {}",
+        r1 as f64 / qs.len() as f64,
+        r5 as f64 / qs.len() as f64,
+        qs.len()
+    );
 }
