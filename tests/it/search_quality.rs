@@ -15,7 +15,7 @@
 //! a request nothing matches is answered as found. Regenerate the file (after a deliberate
 //! change) with:
 //!
-//! `HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality`
+//! `HERA_WRITE_METRICS=1 cargo test --test it search_quality`
 
 use hera_agent_unity::{SearchFilter, SearchIndex, Verdict, callable_without_action};
 use hera_connector_contract::catalog::{Catalog, ToolEntry};
@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-const REGENERATE: &str = "HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality";
+const REGENERATE: &str = "HERA_WRITE_METRICS=1 cargo test --test it search_quality";
 const RECALL_AT_5_FLOOR: f64 = 0.95;
 const RECALL_AT_1_FLOOR: f64 = 0.80;
 /// Ranks beyond this count as "not found" for MRR.
