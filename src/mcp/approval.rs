@@ -90,12 +90,10 @@ pub fn token_hint(protocol: Option<&str>, why: TokenWhy) -> String {
         TokenWhy::Internal => "this call cannot show a form",
     };
     format!(
-        "To approve ({era}: {reason}): show the user the message, which names what is affected \
-         (data.summary.subject, when present); only if they say yes, repeat the identical call (same tool, \
-         same arguments) adding \"approval_token\": data.token, a top-level argument of \
-         tool_call or of the native tool (or _meta[\"{meta}\"]), within 5 minutes. Never \
-         approve on the user's behalf: the token is single-use and bound to these exact \
-         arguments.",
+        "To approve ({era}: {reason}): show the user this message; only if they say yes, repeat \
+         the identical call with \"approval_token\": data.token (a top-level argument, or \
+         _meta[\"{meta}\"]) within 5 minutes. Never approve for the user: the token is \
+         single-use and bound to these arguments.",
         meta = super::tools::APPROVAL_META_KEY,
     )
 }

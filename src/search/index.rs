@@ -24,7 +24,14 @@
 //! - a query that contains every word of an action's (or tool's) name adds a fixed bonus
 //!   (bag-of-words scoring saturates a name's words together with the same words in prose);
 //! - a question ("what is…", "is … done?") multiplies read-only entries by a small factor;
-//! - a vector in the query ("to 0,1,0") counts as the word "position".
+//! - a vector in the query ("to 0,1,0") counts as the word "position";
+//! - a question lifts a write's read sibling (`set_time` → `get_time`) above the write;
+//! - phrase cues (`synonyms::cues`) add what a phrase means and no single word carries ("put …
+//!   on" a component, "take … off", "turn … off", "under" a parent), and the camelCase parts of
+//!   a component type ("AudioSource" → audio, source) count less than its whole name.
+//!
+//! The rules of the 2026-12-04 round were set on `tests/search/queries.json` (ids 300+ added for
+//! them) before `tests/search/holdout_fresh.json` was measured, once.
 
 use super::hit::{ActionSafety, SearchFilter, SearchHit, callable_without_action, first_sentence};
 use super::synonyms;

@@ -362,7 +362,9 @@ pub(crate) struct Cue {
 /// Factor on a damped verb's forms.
 pub(crate) const DAMP: f32 = 0.5;
 
-const PLACE_VERBS: &[&str] = &["put", "stick", "slap", "place", "pop", "attach", "add", "give"];
+const PLACE_VERBS: &[&str] = &[
+    "put", "stick", "slap", "place", "pop", "attach", "add", "give",
+];
 const TAKE_VERBS: &[&str] = &["take", "pull", "knock", "strip", "rip"];
 const TOGGLE_VERBS: &[&str] = &["turn", "switch", "flip", "toggle"];
 const PARENT_CUES: &[&str] = &["under", "beneath", "inside", "child", "children", "nest"];
