@@ -323,6 +323,22 @@ impl Session {
             }
         }
 
+        // What a change's path or name denotes, read before the change alters it.
+        let by_path = subject::names_by_path(&policy.tool, &arguments);
+        let mut twins_before = if by_path && !policy.read_only() {
+            subject::denoted_by_call(
+                &client,
+                &view,
+                req.client_kind,
+                (&policy.tool, policy.action.as_deref()),
+                &arguments,
+                None,
+            )
+            .await
+        } else {
+            None
+        };
+
         let mut events = Vec::new();
         // A retry under an id the ledger has already finished is answered from the ledger;
         // read its record first so the answer can say so (and when it first ran).
@@ -429,17 +445,25 @@ impl Session {
             if let Some(first_ran_at_ms) = earlier {
                 events.push(CallEvent::Replayed { first_ran_at_ms });
             }
-            // Replays ran nothing now, and a failed call acted on nothing.
+            // Replays ran nothing now, and a failed call acted on nothing. A change by path was
+            // looked at before it was sent (after it, a destroy or rename leaves fewer twins).
             let ambiguity = if env.success && earlier.is_none() {
-                subject::ambiguity_after(
-                    &client,
-                    &view,
-                    req.client_kind,
-                    (&policy.tool, policy.action.as_deref()),
-                    &arguments,
-                    env.data.as_ref(),
-                )
-                .await
+                let denoted = match twins_before.take() {
+                    Some(d) => Some(d),
+                    None if policy.read_only() || !by_path => {
+                        subject::denoted_by_call(
+                            &client,
+                            &view,
+                            req.client_kind,
+                            (&policy.tool, policy.action.as_deref()),
+                            &arguments,
+                            env.data.as_ref(),
+                        )
+                        .await
+                    }
+                    None => None,
+                };
+                denoted.and_then(|d| subject::ambiguity(d, env.data.as_ref()))
             } else {
                 None
             };

@@ -6,9 +6,10 @@
 //!   added as `summary.subject`: a GameObject's name and path (one read by instance id or
 //!   path), a package id, an asset path, with a one-line `text`.
 //! - **ambiguous targets**: Unity lets two GameObjects share a name under the same parent, and a
-//!   path or bare name then resolves to one of them without a word. After a call that targets
-//!   a GameObject by path or name, or creates one, one `find_gameobjects` read lists every
-//!   object the path or name denotes; more than one is reported with their instance ids.
+//!   path or bare name then resolves to one of them without a word. One `find_gameobjects`
+//!   read lists every object a call's path or name denotes: before a change by path (after it,
+//!   a destroy or rename leaves fewer), after a read by path, and after a create (its new path);
+//!   more than one is reported with their instance ids, and an approval by path names them all.
 //!
 //! Each is one bounded read, made only when the call needs it, and any failure of the read
 //! leaves the answer as it was: these are explanations, never conditions of the call.
@@ -123,7 +124,14 @@ pub(super) async fn approval_subject(
                 GameObjectRef::Id(id) => Some(id),
                 GameObjectRef::Path(_) => None,
             });
-        return Some(match (name, path) {
+        // A path or name that fits several objects: the person should know before saying yes.
+        let twins = match &r {
+            GameObjectRef::Path(p) => denoted(client, view, client_kind, p)
+                .await
+                .filter(|(ids, _)| ids.len() > 1),
+            GameObjectRef::Id(_) => None,
+        };
+        let mut subject = match (name, path) {
             (Some(name), Some(path)) => json!({
                 "kind": "game_object", "name": name, "path": path, "instance_id": id,
                 "text": format!("GameObject \"{name}\" at {path}{}",
@@ -140,7 +148,21 @@ pub(super) async fn approval_subject(
                                      when asked; the Editor will report it if it is missing)"),
                 })
             }
-        });
+        };
+        if let Some((ids, truncated)) = twins {
+            let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+            let more = if truncated { " and more" } else { "" };
+            let text = format!(
+                "{}; this path or name fits {} GameObjects (instance ids {}{more}) and the \
+                 Editor acts on one of them",
+                subject["text"].as_str().unwrap_or_default(),
+                ids.len(),
+                list.join(", "),
+            );
+            subject["text"] = json!(text);
+            subject["also_named"] = json!(ids);
+        }
+        return Some(subject);
     }
     if tool == "manage_packages"
         && let Some(id) = args.get("identifier").and_then(Value::as_str)
@@ -239,18 +261,49 @@ async fn denoted(
     Some((ids, truncated))
 }
 
-/// After a successful call that named a GameObject by path or name, or created one: the
-/// ambiguity, if the path or name denotes more than one object.
-pub(super) async fn ambiguity_after(
+/// What a path or name in a call denoted, read before or after the call.
+pub(super) struct Denoted {
+    named: String,
+    ids: Vec<i64>,
+    truncated: bool,
+    /// The call created the object (read after it).
+    created: bool,
+}
+
+/// Whether the call names a GameObject by a path or bare name (not by instance id).
+pub(super) fn names_by_path(tool: &str, args: &Map<String, Value>) -> bool {
+    matches!(gameobject_ref(tool, args), Some(GameObjectRef::Path(_)))
+}
+
+/// Every GameObject the call's path or name denotes (`data`: the result, for a create), or
+/// `None` when the call names none that way or the read failed.
+pub(super) async fn denoted_by_call(
     client: &ConnectorClient,
     view: &CatalogView,
     client_kind: ClientKind,
     (tool, action): (&str, Option<&str>),
     args: &Map<String, Value>,
     data: Option<&Value>,
-) -> Option<Ambiguity> {
+) -> Option<Denoted> {
     let (named, created) = ambiguity_question(tool, action, args, data)?;
     let (ids, truncated) = denoted(client, view, client_kind, &named).await?;
+    Some(Denoted {
+        named,
+        ids,
+        truncated,
+        created,
+    })
+}
+
+/// The ambiguity a result reports, when the path or name denoted more than one object.
+/// `data`: the result (which object the Editor acted on, when it says).
+pub(super) fn ambiguity(d: Denoted, data: Option<&Value>) -> Option<Ambiguity> {
+    let Denoted {
+        named,
+        ids,
+        truncated,
+        created,
+    } = d;
     if ids.len() < 2 {
         return None;
     }

@@ -383,6 +383,40 @@ fn a_duplicate_name_and_an_ambiguous_path_are_reported_with_their_instance_ids()
     for id in [a, b_id, c] {
         assert!(ids.contains(&json!(id)), "{write}");
     }
+
+    // A destroy by that name: the approval names every object it fits, before anything runs,
+    // and the result lists them as they were when the call was made (after it, one is gone).
+    let destroy = json!({"action": "destroy", "path": "Sentry"});
+    let ask = tool_call(&mut p, "manage_gameobject", destroy.clone());
+    assert_eq!(ask["code"], "APPROVAL_REQUIRED", "{ask}");
+    let subject = &ask["data"]["summary"]["subject"];
+    assert_eq!(
+        subject["also_named"].as_array().map(Vec::len),
+        Some(3),
+        "{ask}"
+    );
+    assert!(
+        ask["message"]
+            .as_str()
+            .unwrap()
+            .contains("fits 3 GameObjects"),
+        "{ask}"
+    );
+    let approved = envelope(&p.call(
+        "tool_call",
+        json!({"name": "manage_gameobject", "arguments": destroy,
+               "approval_token": ask["data"]["token"]}),
+    ));
+    assert_eq!(approved["success"], true, "{approved}");
+    let gone = approved["data"]["instance_id"].clone();
+    assert_eq!(approved["ambiguous"]["chosen"], gone, "{approved}");
+    assert_eq!(
+        approved["ambiguous"]["instance_ids"]
+            .as_array()
+            .map(Vec::len),
+        Some(3),
+        "{approved}"
+    );
 }
 
 /// An `APPROVAL_REQUIRED` answer on a session whose client has no approval form.
