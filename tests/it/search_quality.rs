@@ -63,6 +63,13 @@ fn fresh() -> Vec<Query> {
     load("tests/search/holdout_fresh.json")
 }
 
+/// Everyday phrasings written on 2026-12-04 after `holdout_fresh.json` was measured and before
+/// the last rule of that round (a word naming a tool counts less at the entry level); never
+/// tuned on.
+fn fresh2() -> Vec<Query> {
+    load("tests/search/holdout_fresh2.json")
+}
+
 /// Requests no tool here serves: each must be answered "no action does that" (or "not
 /// offered"), never as found.
 const NO_MATCH: &[&str] = &[
@@ -413,6 +420,7 @@ fn measure() -> Report {
     let hq = holdout();
     let uq = unseen();
     let fq = fresh();
+    let f2q = fresh2();
     let cat = catalog();
     let real = real_shaped(&cat.tools);
     let bare = without_descriptions(&cat.tools);
@@ -422,11 +430,13 @@ fn measure() -> Report {
     let (_, _, h_json) = measure_set(&hq, &real);
     let (u_ours, u_base, u_json) = measure_set(&uq, &real);
     let (f_ours, f_base, f_json) = measure_set(&fq, &real);
+    let (f2_ours, f2_base, f2_json) = measure_set(&f2q, &real);
     let shape = |tools: &[ToolEntry]| {
         json!({
             "queries": measure_set(&qs, tools).2,
             "holdout_unseen": measure_set(&uq, tools).2,
             "holdout_fresh": measure_set(&fq, tools).2,
+            "holdout_fresh2": measure_set(&f2q, tools).2,
         })
     };
 
@@ -450,6 +460,7 @@ fn measure() -> Report {
     let n_actions: usize = cat.tools.iter().map(|t| t.actions.len()).sum();
     let uf = figures(&u_ours.action_ranks);
     let ff = figures(&f_ours.action_ranks);
+    let ff2 = figures(&f2_ours.action_ranks);
     let json = json!({
         "format": "hera.search-quality/2",
         "command": REGENERATE,
@@ -480,13 +491,15 @@ fn measure() -> Report {
             "queries": {"file": "tests/search/queries.json", "about": "the tuning set"},
             "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout"},
             "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before the previous round's tuning and never tuned on; its per-query misses were printed by this test since, so it is no longer fully unseen"},
-            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); never tuned on, measured once after the changes; the gate"},
+            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); never tuned on, measured once after the first set of changes (recall@1 0.6111, recall@5 0.8889, see fresh_holdout_first_measurement); seen since"},
+            "holdout_fresh2": {"file": "tests/search/holdout_fresh2.json", "about": "64 everyday phrasings written on 2026-12-04 after holdout_fresh was measured and before the round's last rule, by the same person; never tuned on, measured once after it; the gate"},
         },
         "real_shaped": {
             "queries": q_json,
             "holdout": h_json,
             "holdout_unseen": u_json,
             "holdout_fresh": f_json,
+            "holdout_fresh2": f2_json,
         },
         "simulator_prose": shape(&cat.tools),
         "names_only": shape(&bare),
@@ -496,14 +509,18 @@ fn measure() -> Report {
             "queries": {"recall_at_1": 0.8308, "recall_at_5": 0.9801, "mrr": 0.899},
             "holdout_unseen": {"recall_at_1": 0.4516, "recall_at_5": 0.7312, "mrr": 0.5847},
         },
+        "fresh_holdout_first_measurement": {
+            "about": "holdout_fresh as measured once, on the real-shaped catalog, after the round's first set of ranker changes (commit 'search-quality figures regenerated: the fresh holdout measured once'); the figures under real_shaped.holdout_fresh are after the last rule, so no longer unseen",
+            "recall_at_1": 0.6111, "recall_at_5": 0.8889, "mrr": 0.7305,
+        },
         "before_this_round": {
             "about": "the figures committed before the 2026-12-04 round (commit 1bbb5b8), real-shaped catalog; the tuning set then had 201 queries (ids 300+ were added in the round)",
             "queries": {"recall_at_1": 0.9154, "recall_at_5": 1.0, "mrr": 0.9537},
             "holdout_unseen": {"recall_at_1": 0.6452, "recall_at_5": 0.9247, "mrr": 0.7711},
         },
         "targets": {
-            "holdout_fresh_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
-            "status": if ff.recall_at_1 >= RECALL_AT_1_FLOOR && ff.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the fresh holdout is below the target; the test gates the tuning set at the target and the holdouts at their committed figures" },
+            "holdout_fresh2_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
+            "status": if ff2.recall_at_1 >= RECALL_AT_1_FLOOR && ff2.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the fresh holdout is below the target; the test gates the tuning set at the target and the holdouts at their committed figures" },
         },
         "no_match_requests": no_match,
         "arbitrary_code_requests_without_permission": arbitrary,
@@ -517,8 +534,9 @@ fn measure() -> Report {
             ),
             ("holdout_unseen", uf, figures(&u_base.action_ranks)),
             ("holdout_fresh", ff, figures(&f_base.action_ranks)),
+            ("holdout_fresh2", ff2, figures(&f2_base.action_ranks)),
         ],
-        fresh_real: ff,
+        fresh_real: ff2,
         json,
     }
 }
@@ -698,6 +716,21 @@ fn unseen_and_reworded_sets_name_real_actions() {
         match &q.action {
             Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "fresh {}", q.id),
             None => assert!(callable_without_action(tool), "fresh {}", q.id),
+        }
+    }
+    let fresh2 = fresh2();
+    assert!(
+        fresh2.len() >= 60,
+        "the second fresh holdout has {}",
+        fresh2.len()
+    );
+    for q in &fresh2 {
+        let tool = cat
+            .tool(&q.tool)
+            .unwrap_or_else(|| panic!("fresh2 {} expects unknown tool {}", q.id, q.tool));
+        match &q.action {
+            Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "fresh2 {}", q.id),
+            None => assert!(callable_without_action(tool), "fresh2 {}", q.id),
         }
     }
     // Every tool has a reworded description that shares no sentence with the simulator's.
