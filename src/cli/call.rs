@@ -92,6 +92,9 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
             done.operation_id
         );
     }
+    if let Some(a) = &done.ambiguity {
+        eprintln!("note: {} (instance ids: {:?})", a.message, a.instance_ids);
+    }
     let env = &done.envelope;
     if env.success {
         print_success(env);
@@ -241,13 +244,23 @@ fn show_summary(policy: &CallPolicy, pf: &Preflight) {
         label(policy),
         pf.operation_id
     );
+    if let Some(subject) = s
+        .get("subject")
+        .and_then(|x| x.get("text"))
+        .and_then(Value::as_str)
+    {
+        eprintln!("  affects:          {subject}");
+    }
     eprintln!("  target:           {}", text("target"));
     eprintln!(
         "  side effect:      {} (risk {})",
         text("side_effect"),
         policy.safety.risk_class.as_str()
     );
-    eprintln!("  reversible:       {}", yes_no("reversible"));
+    eprintln!(
+        "  reversible:       {} (whether a tool call can reverse it)",
+        yes_no("reversible")
+    );
     eprintln!("  may reload:       {}", yes_no("may_reload_domain"));
     eprintln!("  external impact:  {}", yes_no("external_impact"));
 }

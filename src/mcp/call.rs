@@ -2,7 +2,7 @@
 //! this module words its outcome in MCP terms (tool results, hints that name `operation_id` and
 //! `tool_describe`, tasks and progress) and shapes Editor results (inline, spilled, withheld).
 
-use super::approval::AgentApprover;
+use super::approval::{AgentApprover, TokenWhy};
 use super::args::{self, CallArgs};
 use super::envelope::{Answer, Envelope};
 use super::native::{self, NativeCall, NativeScope};
@@ -294,6 +294,7 @@ impl AgentCalls {
             CallEvent::Replayed { first_ran_at_ms } => Some(*first_ran_at_ms),
             _ => None,
         });
+        let ambiguous = done.ambiguity.clone();
         let project_id = done.project_id.clone();
         // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
         // its own copy now, so both go before shaping makes more (a large result would
@@ -311,6 +312,12 @@ impl AgentCalls {
                  stored result of that run.",
                 env.operation_id.as_deref().unwrap_or_default()
             ));
+        }
+        if let Some(a) = ambiguous {
+            if env.agent_hint.is_none() {
+                env.agent_hint = Some(a.message.clone());
+            }
+            env.ambiguous = Some(serde_json::to_value(&a).expect("an ambiguity serializes"));
         }
         if renewed && env.agent_hint.is_none() {
             env.agent_hint = Some(
@@ -531,7 +538,15 @@ impl AgentCalls {
         let quiet = |_: AliveEvent<'_>| {};
         let outcome = self
             .session
-            .call(request, &scope, &AgentApprover::Token, &quiet)
+            .call(
+                request,
+                &scope,
+                &AgentApprover::Token {
+                    protocol: None,
+                    why: TokenWhy::Internal,
+                },
+                &quiet,
+            )
             .await
             .map_err(|e| ErrorData::internal_error(e.message, Some(e.data)))?;
         let CallOutcome::Answered(done) = outcome else {

@@ -35,6 +35,11 @@ pub struct Envelope {
     /// this id (`{replayed: true, first_ran_at, first_ran_at_ms}`): nothing ran now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<Value>,
+    /// Set when the call named a GameObject by a path or name that denotes more than one, or
+    /// created one whose path another already has: `{named, instance_ids, chosen?, truncated?,
+    /// message}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous: Option<Value>,
     /// The Connector's non-fatal diagnostics (e.g. deprecated argument names), kept verbatim.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Value>,

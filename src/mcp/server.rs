@@ -1,7 +1,7 @@
 //! The rmcp handler: identity, capabilities, the tool list (see `surface`), dispatch of the
 //! compact tools or of native tools, and correct JSON-RPC errors for everything else.
 
-use super::approval::AgentApprover;
+use super::approval::{AgentApprover, TokenWhy};
 use super::args::{self, CallArgs};
 use super::call::{AgentCalls, CallContext, Progress, refusal};
 use super::compact;
@@ -85,7 +85,10 @@ impl HeraServer {
             approver: if self.calls.ask_with_form {
                 approver_for(ctx, request)
             } else {
-                AgentApprover::Token
+                AgentApprover::Token {
+                    protocol: negotiated(ctx),
+                    why: TokenWhy::FormsOff,
+                }
             },
             tasks: ctx
                 .client_capabilities()
@@ -227,20 +230,33 @@ fn approver_for(
         .client_capabilities()
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    let protocol = negotiated(ctx);
     if !form {
-        return AgentApprover::Token;
+        return AgentApprover::Token {
+            protocol,
+            why: TokenWhy::NoForm,
+        };
     }
-    let modern = ctx
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    let protocol = protocol.unwrap_or_default();
+    let modern = protocol.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
     if modern {
         AgentApprover::Mrtr {
             responses: request.input_responses.clone(),
             state: request.request_state.clone(),
+            protocol,
         }
     } else {
-        AgentApprover::Elicit(ctx.peer.clone())
+        AgentApprover::Elicit {
+            peer: ctx.peer.clone(),
+            protocol,
+        }
     }
+}
+
+/// The protocol version of this request's session (negotiated at initialize, or the
+/// request's own on 2026-07-28).
+fn negotiated(ctx: &RequestContext<RoleServer>) -> Option<String> {
+    ctx.protocol_version().map(|v| v.as_str().to_string())
 }
 
 fn approval_from_meta(ctx: &RequestContext<RoleServer>) -> Option<String> {

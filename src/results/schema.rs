@@ -120,6 +120,18 @@ pub fn envelope_output_schema() -> Value {
                 },
                 "required": ["replayed"]
             },
+            "ambiguous": {
+                "type": "object",
+                "description": "Set when the call named a GameObject by a path or name that denotes more than one, or created one whose path another already has; target by instance_id to choose.",
+                "properties": {
+                    "named": {"type": "string"},
+                    "instance_ids": {"type": "array", "items": {"type": "integer"}},
+                    "chosen": {"type": "integer"},
+                    "truncated": {"type": "boolean"},
+                    "message": {"type": "string"}
+                },
+                "required": ["named", "instance_ids", "message"]
+            },
             "diagnostics": {"type": "array"},
             "timings": {"type": "object", "additionalProperties": {"type": "number"}},
             "result": result_schema()

@@ -197,6 +197,8 @@ struct Kept {
     operation_id: Option<String>,
     /// The replay mark (the answer is a ledger replay): small, always kept.
     replay: Option<Value>,
+    /// The ambiguity mark (a path or name denoting several GameObjects): small, always kept.
+    ambiguous: Option<Value>,
     timings: Map<String, Value>,
     diagnostics: Option<Value>,
 }
@@ -227,6 +229,7 @@ impl Kept {
                 .map(str::to_string)
                 .or_else(|| s("operation_id")),
             replay: envelope.get("replay").filter(|r| r.is_object()).cloned(),
+            ambiguous: envelope.get("ambiguous").filter(|r| r.is_object()).cloned(),
             timings: envelope
                 .get("timings")
                 .and_then(Value::as_object)
@@ -327,6 +330,9 @@ fn base_object(
     }
     if let Some(r) = &kept.replay {
         out.insert("replay".into(), r.clone());
+    }
+    if let Some(a) = &kept.ambiguous {
+        out.insert("ambiguous".into(), a.clone());
     }
     if !kept.timings.is_empty() {
         out.insert("timings".into(), Value::Object(kept.timings.clone()));

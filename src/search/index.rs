@@ -24,7 +24,19 @@
 //! - a query that contains every word of an action's (or tool's) name adds a fixed bonus
 //!   (bag-of-words scoring saturates a name's words together with the same words in prose);
 //! - a question ("what is…", "is … done?") multiplies read-only entries by a small factor;
-//! - a vector in the query ("to 0,1,0") counts as the word "position".
+//! - a vector in the query ("to 0,1,0") counts as the word "position";
+//! - a question lifts a write's read sibling (`set_time` → `get_time`) above the write;
+//! - phrase cues (`synonyms::cues`) add what a phrase means and no single word carries ("put …
+//!   on" a component, "take … off", "turn … off", "under" a parent), and the camelCase parts of
+//!   a component type ("AudioSource" → audio, source) count less than its whole name.
+//!
+//! - a query word that names a tool completely ("component" → `manage_components`) counts for
+//!   half at the entry level, so another tool's action that merely contains it
+//!   (`manage_prefab/add_component`) does not outrank the named tool's own.
+//!
+//! The rules of the 2026-12-04 round were set on `tests/search/queries.json` (ids 300+ added for
+//! them); `tests/search/holdout_fresh.json` was measured once before the last rule above, and
+//! `tests/search/holdout_fresh2.json` once after it.
 
 use super::hit::{ActionSafety, SearchFilter, SearchHit, first_sentence};
 use super::synonyms;
@@ -82,6 +94,9 @@ const ENTRY_FIELDS: [Field; 6] = [
 const ENTRY_NAME_COVERED: f32 = 2.0;
 /// The same for a tool's name ("describe the shader" names `describe_shader`).
 const TOOL_NAME_COVERED: f32 = 3.0;
+
+/// Entry-level weight of a query word that names a tool completely (see `search`).
+const NAMING_WORD_ENTRY_FACTOR: f32 = 0.5;
 
 /// A question ("what is the master volume", "is the bake done?") asks to read something: read-only
 /// entries get this factor. Polite requests ("can you delete…") do not open with these words.
@@ -290,7 +305,8 @@ impl Names {
 
     /// Adds `bonus` × (mean weight of the covering forms) to every document whose name the query
     /// covers completely. `forms` holds each query term once, with its best weight.
-    fn add_covered(&self, forms: &[(u32, f32)], bonus: f32, s: &mut Scratch) {
+    fn add_covered(&self, forms: &[(u32, f32)], bonus: f32, s: &mut Scratch) -> Vec<u32> {
+        let mut covered = Vec::new();
         // One push per (query term, document whose name has it); terms are distinct, so a
         // document's run length in `hits` is the number of its name terms the query covers.
         // Weight sums go into the (all-zero between uses) per-group scratch.
@@ -310,9 +326,11 @@ impl Names {
                     s.touched_total.push(run[0]);
                 }
                 s.total[d] += bonus * s.group_best[d] / len as f32;
+                covered.push(run[0]);
             }
             s.group_best[d] = 0.0;
         }
+        covered
     }
 }
 
@@ -345,6 +363,8 @@ pub struct SearchIndex {
     tool_level: Level,
     entry_level: Level,
     tool_names: Names,
+    /// Tool → the distinct terms of its name (without `manage_`).
+    tool_name_terms: Vec<Vec<u32>>,
     entry_names: Names,
     tools: Vec<ToolMeta>,
     entries: Vec<Entry>,
@@ -352,6 +372,9 @@ pub struct SearchIndex {
     entry_tool: Vec<u32>,
     /// Entry → its own safety is read-only (before tool-level rules arguments may trigger).
     entry_reads: Vec<bool>,
+    /// Entry → the read that answers a question about what this write sets (`set_time` →
+    /// `get_time`, `set` → `get`), in the same tool.
+    read_sibling: Vec<Option<u32>>,
     /// Tool → runs arbitrary code somewhere.
     tool_arbitrary: Vec<bool>,
     typos: TypoIndex,
@@ -365,7 +388,14 @@ struct Group {
     surface: String,
     /// (term id, weight) of every form that exists in the vocabulary.
     forms: Vec<(u32, f32)>,
+    /// A phrase's cue (see `synonyms::cues`), not a word of the query: it ranks, but is neither
+    /// reported as matched nor counted in a hit's coverage.
+    cue: bool,
 }
+
+/// Weight of the parts of a component type's camelCase name ("AudioSource" → audio, source):
+/// the whole name means the component; its parts alone would lead to `set_audio`.
+const COMPONENT_PART_WEIGHT: f32 = 0.4;
 
 /// Per-search accumulators for one level (tools or entries).
 struct Scratch {
@@ -615,6 +645,22 @@ impl SearchIndex {
                 safety: ActionSafety::of(tool, None),
             });
         }
+        let mut read_sibling = vec![None; entries.len()];
+        for m in &metas {
+            for e in m.entries.clone() {
+                let Some(rest) = entries[e as usize]
+                    .action
+                    .as_deref()
+                    .and_then(|a| a.strip_prefix("set"))
+                else {
+                    continue;
+                };
+                let want = format!("get{rest}");
+                read_sibling[e as usize] = m.entries.clone().find(|&r| {
+                    entry_reads[r as usize] && entries[r as usize].action.as_deref() == Some(&want)
+                });
+            }
+        }
         let n_terms = vb.vocab.len();
         let tool_level = Level::build(&tool_docs, &TOOL_FIELDS, n_terms);
         let entry_level = Level::build(&entry_docs, &ENTRY_FIELDS, n_terms);
@@ -628,9 +674,11 @@ impl SearchIndex {
             tool_level,
             entry_level,
             tool_names: Names::build(&tool_name_terms, n_terms),
+            tool_name_terms,
             entry_names: Names::build(&entry_name_terms, n_terms),
             entry_tool,
             entry_reads,
+            read_sibling,
             tool_arbitrary: tools.iter().map(ToolEntry::is_arbitrary_code).collect(),
             tools: metas,
             entries,
@@ -675,6 +723,25 @@ impl SearchIndex {
             .filter(|w| !w.joined && text::term_of(&w.surface).is_some())
             .collect();
         let names = object_names(query);
+        // Phrases ("put … on", "take … off", "under") and component type names.
+        let mut component_parts: std::collections::HashSet<String> = Default::default();
+        for run in query.split(|c: char| !c.is_alphanumeric()) {
+            let parts = text::camel_parts(run);
+            if parts.len() > 1 && synonyms::is_component_type(&run.to_lowercase()) {
+                component_parts.extend(parts.iter().map(|p| p.to_lowercase()));
+            }
+        }
+        let all: Vec<&str> = words
+            .iter()
+            .filter(|w| !w.joined)
+            .map(|w| w.surface.as_str())
+            .collect();
+        let names_component = words.iter().any(|w| {
+            synonyms::is_component_type(&w.surface)
+                || matches!(w.surface.as_str(), "component" | "components")
+        });
+        let cues = synonyms::cues(&all, names_component);
+        let damped: Vec<&str> = cues.iter().flat_map(|c| c.damp.iter().copied()).collect();
         // An object's name is not part of what the request asks the catalog for.
         let mut meaningful: std::collections::HashSet<&str> = plain
             .iter()
@@ -694,6 +761,7 @@ impl SearchIndex {
             let mut g = Group {
                 surface: w.surface.clone(),
                 forms: Vec::new(),
+                cue: false,
             };
             add_form(&mut g, &term, 1.0);
             let mut expansions: Vec<(String, f32)> = synonyms::expand(&term).to_vec();
@@ -713,6 +781,16 @@ impl SearchIndex {
                 for f in &mut g.forms {
                     f.1 *= OBJECT_NAME_WEIGHT;
                 }
+            }
+            let factor = if component_parts.contains(w.surface.as_str()) {
+                COMPONENT_PART_WEIGHT
+            } else if damped.contains(&w.surface.as_str()) {
+                synonyms::DAMP
+            } else {
+                1.0
+            };
+            for f in &mut g.forms {
+                f.1 *= factor;
             }
             if plain.get(i + 1).is_some_and(|n| n.surface == "mode") {
                 for f in &mut g.forms {
@@ -736,6 +814,7 @@ impl SearchIndex {
             let mut g = Group {
                 surface: v,
                 forms: Vec::new(),
+                cue: false,
             };
             add_form(&mut g, &text::stem("position"), VECTOR_WEIGHT);
             groups.push(g);
@@ -746,6 +825,7 @@ impl SearchIndex {
                 let mut g = Group {
                     surface: w.surface.clone(),
                     forms: Vec::new(),
+                    cue: false,
                 };
                 add_form(&mut g, &t, 1.0);
                 for (s, sw) in synonyms::expand(&t) {
@@ -753,6 +833,17 @@ impl SearchIndex {
                 }
                 groups.push(g);
             }
+        }
+        for c in &cues {
+            let mut g = Group {
+                surface: c.label.to_string(),
+                forms: Vec::new(),
+                cue: true,
+            };
+            for (t, w) in &c.forms {
+                add_form(&mut g, t, *w);
+            }
+            groups.push(g);
         }
         if let Some(v) = &vector {
             meaningful.insert(v);
@@ -806,22 +897,53 @@ impl SearchIndex {
         if groups.is_empty() {
             return Vec::new();
         }
+        // Whole-name matches, from each query term once at its best weight.
+        let best_forms = |groups: &[Group]| {
+            let mut forms: Vec<(u32, f32)> = groups
+                .iter()
+                .flat_map(|g| g.forms.iter().copied())
+                .collect();
+            forms.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            forms.dedup_by_key(|f| f.0);
+            forms
+        };
         let mut ts = Scratch::new(self.tools.len());
         Self::score_level(&self.tool_level, &groups, &mut ts);
-        let mut es = Scratch::new(self.entries.len());
-        Self::score_level(&self.entry_level, &groups, &mut es);
-
-        // Whole-name matches, from each query term once at its best weight.
-        let mut forms: Vec<(u32, f32)> = groups
+        let named_tools =
+            self.tool_names
+                .add_covered(&best_forms(&groups), TOOL_NAME_COVERED, &mut ts);
+        // A word that names a tool ("component" → `manage_components`) is spent on that tool:
+        // at the entry level it counts for less, so another tool's action that merely contains
+        // it (`manage_prefab/add_component`) does not outrank the named tool's own.
+        let naming: Vec<u32> = named_tools
             .iter()
-            .flat_map(|g| g.forms.iter().copied())
+            .flat_map(|&t| self.tool_name_terms[t as usize].iter().copied())
             .collect();
-        forms.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-        forms.dedup_by_key(|f| f.0);
-        self.tool_names
-            .add_covered(&forms, TOOL_NAME_COVERED, &mut ts);
+        let entry_groups: Vec<Group> = groups
+            .iter()
+            .map(|g| Group {
+                surface: g.surface.clone(),
+                forms: g
+                    .forms
+                    .iter()
+                    .map(|&(t, w)| {
+                        (
+                            t,
+                            if naming.contains(&t) {
+                                w * NAMING_WORD_ENTRY_FACTOR
+                            } else {
+                                w
+                            },
+                        )
+                    })
+                    .collect(),
+                cue: g.cue,
+            })
+            .collect();
+        let mut es = Scratch::new(self.entries.len());
+        Self::score_level(&self.entry_level, &entry_groups, &mut es);
         self.entry_names
-            .add_covered(&forms, ENTRY_NAME_COVERED, &mut es);
+            .add_covered(&best_forms(&entry_groups), ENTRY_NAME_COVERED, &mut es);
 
         // Filter verdict per tool, decided on first use: 0 unknown, 1 admitted, 2 filtered out.
         let mut admitted = vec![0u8; self.tools.len()];
@@ -857,6 +979,22 @@ impl SearchIndex {
                 score *= QUESTION_READ_ONLY_FACTOR;
             }
             ranked.push((score, t, Some(e)));
+        }
+        // A question about what a write sets is answered by its read: "what's the fixed
+        // timestep?" ranks `get_time` above `set_time`, whatever the write's parameters match.
+        if question {
+            let mut lift: Vec<(u32, f32)> = Vec::new();
+            for &(score, _, e) in &ranked {
+                if let Some(r) = e.and_then(|e| self.read_sibling[e as usize]) {
+                    lift.push((r, score * QUESTION_READ_ONLY_FACTOR));
+                }
+            }
+            for (r, score) in lift {
+                match ranked.iter_mut().find(|x| x.2 == Some(r)) {
+                    Some(x) => x.0 = x.0.max(score),
+                    None => ranked.push((score, self.entry_tool[r as usize], Some(r))),
+                }
+            }
         }
         for &t in &ts.touched_total {
             if tool_has_entry_hit[t as usize] || !admits(t) {
@@ -902,7 +1040,7 @@ impl SearchIndex {
         let tool = &self.tools[t as usize];
         let mut matched_terms = Vec::new();
         let mut matched_weight = 0f32;
-        for g in groups {
+        for g in groups.iter().filter(|g| !g.cue) {
             let best = g
                 .forms
                 .iter()

@@ -115,6 +115,27 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("beneath", &[("parent", NEAR)]),
     ("nest", &[("parent", NEAR)]),
     ("relocate", &[("move", SAME)]),
+    ("child", &[("parent", SAME)]),
+    ("children", &[("parent", NEAR)]),
+    ("hidden", &[("active", NEAR)]),
+    ("unhide", &[("active", SAME), ("set", HINT)]),
+    ("visible", &[("active", NEAR)]),
+    ("invisible", &[("active", NEAR)]),
+    ("shrink", &[("scale", SAME), ("transform", HINT)]),
+    ("grow", &[("scale", SAME), ("transform", HINT)]),
+    ("enlarge", &[("scale", SAME), ("transform", HINT)]),
+    ("big", &[("scale", NEAR)]),
+    ("bigger", &[("scale", NEAR)]),
+    ("smaller", &[("scale", NEAR)]),
+    ("spin", &[("rotation", SAME), ("transform", HINT)]),
+    ("tilt", &[("rotation", SAME), ("transform", HINT)]),
+    ("degrees", &[("rotation", NEAR)]),
+    ("degree", &[("rotation", NEAR)]),
+    ("used", &[("deps", NEAR)]),
+    ("usage", &[("deps", NEAR)]),
+    ("uses", &[("deps", NEAR)]),
+    ("stick", &[("add", NEAR)]),
+    ("slap", &[("add", NEAR)]),
     ("break", &[("unpack", NEAR)]),
     ("unlink", &[("unpack", SAME)]),
     ("disconnect", &[("unpack", NEAR)]),
@@ -324,6 +345,124 @@ pub(crate) const COMPONENT_TYPES: &[&str] = &[
     "cinemachinecamera",
     "cinemachinevirtualcamera",
 ];
+
+/// A phrase's meaning that no single word carries: "put a Rigidbody *on* the Player" adds a
+/// component, "take the collider *off*" removes one, "*turn off* the lamp" deactivates an
+/// object, "*under* the Table" names a parent. Words such as "on" and "off" are stopwords, so
+/// only the phrase sees them. A cue adds catalog words (`forms`) as one more query group, and
+/// weakens (`damp`) verbs the phrase gives another sense ("drag the Sword under the Hand" is
+/// not a pointer drag).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cue {
+    pub label: &'static str,
+    pub forms: Vec<(String, f32)>,
+    pub damp: &'static [&'static str],
+}
+
+/// Factor on a damped verb's forms.
+pub(crate) const DAMP: f32 = 0.5;
+
+const PLACE_VERBS: &[&str] = &[
+    "put", "stick", "slap", "place", "pop", "attach", "add", "give",
+];
+const TAKE_VERBS: &[&str] = &["take", "pull", "knock", "strip", "rip"];
+const TOGGLE_VERBS: &[&str] = &["turn", "switch", "flip", "toggle"];
+const PARENT_CUES: &[&str] = &["under", "beneath", "inside", "child", "children", "nest"];
+const PLACE_INTO: &[&str] = &["scene", "level", "world", "hierarchy"];
+
+/// The cues of a request, from its lower-cased words in order (stopwords included) and whether
+/// it names a component (a Unity component type, or the word itself).
+pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+    let after = |verbs: &[&str], particles: &[&str]| {
+        words
+            .iter()
+            .position(|w| verbs.contains(w))
+            .is_some_and(|i| words[i + 1..].iter().any(|w| particles.contains(w)))
+    };
+    let form = |w: &str, weight: f32| (stem(w), weight);
+    let mut out = Vec::new();
+    if names_component && after(PLACE_VERBS, &["on", "onto", "to"]) {
+        out.push(Cue {
+            label: "put on",
+            forms: vec![form("add", SAME)],
+            damp: &[],
+        });
+    }
+    if names_component
+        && (after(TAKE_VERBS, &["off"]) || after(&["drop", "remove", "delete"], &["from"]))
+    {
+        out.push(Cue {
+            label: "take off",
+            forms: vec![form("remove", SAME)],
+            damp: &[],
+        });
+    }
+    if has(TOGGLE_VERBS) && has(&["on", "off"]) {
+        out.push(if names_component {
+            // "turn off gravity on the Rigidbody": a component's property.
+            Cue {
+                label: "turn on/off",
+                forms: vec![form("set", NEAR)],
+                damp: &["off"],
+            }
+        } else {
+            Cue {
+                label: "turn on/off",
+                forms: vec![form("active", SAME), form("set", HINT)],
+                damp: &["off", "turn", "switch"],
+            }
+        });
+    }
+    if has(PARENT_CUES) {
+        out.push(Cue {
+            label: "under",
+            forms: vec![form("parent", NEAR)],
+            damp: &["drag", "drop", "move", "put"],
+        });
+    }
+    if after(&["drop", "put", "place", "throw"], &["into", "in"]) && has(PLACE_INTO) {
+        out.push(Cue {
+            label: "drop into",
+            forms: vec![form("instantiate", NEAR)],
+            damp: &[],
+        });
+    }
+    // "make the Rigidbody kinematic": a component is made something by setting it.
+    if names_component && has(&["make"]) && !has(&["new", "create", "add"]) {
+        out.push(Cue {
+            label: "make it",
+            forms: vec![form("set", NEAR)],
+            damp: &["make"],
+        });
+    }
+    // "is there a Camera component…", "does the Enemy have a NavMeshAgent?": what is on it.
+    if names_component
+        && let [first, second, ..] = words
+        && (matches!((*first, *second), ("is" | "are", "there"))
+            || matches!(*first, "does" | "do" | "has"))
+    {
+        out.push(Cue {
+            label: "is there",
+            forms: vec![form("list", NEAR)],
+            damp: &[],
+        });
+    }
+    // "which scenes…", "what components are…": a plural asked about is a list.
+    if let [first, next, ..] = words
+        && matches!(*first, "which" | "what")
+        && next.len() > 3
+        && next.ends_with('s')
+        && !next.ends_with("ss")
+    {
+        out.push(Cue {
+            label: "which ones",
+            forms: vec![form("list", NEAR)],
+            damp: &[],
+        });
+    }
+    out
+}
 
 /// Whether a lower-cased query word names a built-in component type.
 pub(crate) fn is_component_type(word: &str) -> bool {

@@ -203,7 +203,7 @@ pub(crate) fn words(text: &str) -> Vec<Word> {
     out
 }
 
-fn camel_parts(run: &str) -> Vec<&str> {
+pub(crate) fn camel_parts(run: &str) -> Vec<&str> {
     let chars: Vec<(usize, char)> = run.char_indices().collect();
     let mut cuts = vec![0];
     for i in 1..chars.len() {

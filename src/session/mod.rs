@@ -10,6 +10,9 @@
 //! - `validate`: strict JSON-Schema validation with pointer-located faults.
 //! - `approval`: the [`Approver`] trait each front-end implements, and the approvals a session
 //!   obtained.
+//! - `subject`: what a call names, found out with one bounded read because the Connector does
+//!   not say: the approval subject (an object's name and path, a package id, an asset path) and
+//!   a path or name that denotes more than one GameObject.
 //! - `pipeline`: the one call pipeline; [`CallOutcome`] or [`CallError`], in no front-end's words.
 //! - `error`: [`CallError`], the one error type of this layer.
 //!
@@ -25,6 +28,7 @@ mod editor;
 mod error;
 mod pipeline;
 mod resolve;
+mod subject;
 mod validate;
 mod view;
 

@@ -24,6 +24,8 @@ use super::approval::{ApprovalAsk, Approver, Caller, Decision, same_summary};
 use super::editor::{ProjectSwitch, Session};
 use super::error::{CallError, ErrorKind};
 use super::resolve::{self, ToolScope, label};
+use super::subject;
+use super::view::CatalogView;
 use crate::connector::{
     CallOptions, ClientKind, ConnectorClient, ConnectorError, Envelope, Preflight,
 };
@@ -74,6 +76,9 @@ pub struct EditorAnswer {
     /// A long job the reply started (test run, package job), or why it cannot be followed.
     pub job: Option<Result<DurableTaskId, String>>,
     pub events: Vec<CallEvent>,
+    /// The call named a GameObject by a path or name that denotes more than one, or created
+    /// one whose path another already has (found by one read after the call; see `subject`).
+    pub ambiguity: Option<subject::Ambiguity>,
 }
 
 impl EditorAnswer {
@@ -182,6 +187,34 @@ fn preflight_error(e: ConnectorError) -> CallError {
     err
 }
 
+/// The Editor a call talks to, its catalog view and who the call is for: what an approval's
+/// extra reads need.
+type Editor<'a> = (&'a ConnectorClient, &'a CatalogView, ClientKind);
+
+/// Preflight, with the summary's `subject` added: what the person approves, in words they can
+/// judge (see `subject`).
+async fn preflight_for_person(
+    (client, view, kind): Editor<'_>,
+    policy: &CallPolicy,
+    arguments: &Map<String, Value>,
+    op: OperationId,
+) -> Result<Preflight, CallError> {
+    let mut pre = client
+        .preflight(&policy.tool, policy.action.as_deref(), arguments, Some(op))
+        .await
+        .map_err(preflight_error)?;
+    if let Some(subject) =
+        subject::approval_subject(client, view, kind, &policy.tool, arguments).await
+        && let Some(s) = pre.summary.as_object_mut()
+    {
+        s.insert("subject".into(), subject.clone());
+        if let Some(d) = pre.data.get_mut("summary").and_then(Value::as_object_mut) {
+            d.insert("subject".into(), subject);
+        }
+    }
+    Ok(pre)
+}
+
 /// The Editor could not verify a token because its signing secret rotated in a reload (not
 /// because the token is wrong for the call).
 fn signature_rotated(env: &Envelope) -> bool {
@@ -282,7 +315,7 @@ impl Session {
             ApprovalNeed::Required => {
                 let step = self
                     .approve(
-                        &client,
+                        (&client, &view, req.client_kind),
                         &policy,
                         &arguments,
                         &binding,
@@ -299,6 +332,22 @@ impl Session {
                 op = o;
             }
         }
+
+        // What a change's path or name denotes, read before the change alters it.
+        let by_path = subject::names_by_path(&policy.tool, &arguments);
+        let mut twins_before = if by_path && !policy.read_only() {
+            subject::denoted_by_call(
+                &client,
+                &view,
+                req.client_kind,
+                (&policy.tool, policy.action.as_deref()),
+                &arguments,
+                None,
+            )
+            .await
+        } else {
+            None
+        };
 
         let mut events = Vec::new();
         // A retry under an id the ledger has already finished is answered from the ledger;
@@ -334,7 +383,15 @@ impl Session {
             {
                 renewed = true;
                 let step = self
-                    .renew(&client, &policy, &arguments, &binding, t, &op, approver)
+                    .renew(
+                        (&client, &view, req.client_kind),
+                        &policy,
+                        &arguments,
+                        &binding,
+                        t,
+                        &op,
+                        approver,
+                    )
                     .await?;
                 match step.granted() {
                     Ok((t, _)) => token = Some(t),
@@ -353,7 +410,15 @@ impl Session {
                 reentered = true;
                 events.push(CallEvent::ApprovalRequestedByEditor);
                 let step = self
-                    .approve(&client, &policy, &arguments, &binding, None, op, approver)
+                    .approve(
+                        (&client, &view, req.client_kind),
+                        &policy,
+                        &arguments,
+                        &binding,
+                        None,
+                        op,
+                        approver,
+                    )
                     .await?;
                 (token, op) = match step.granted() {
                     Ok((t, o)) => (Some(t), o),
@@ -385,6 +450,28 @@ impl Session {
             if let Some(first_ran_at_ms) = earlier {
                 events.push(CallEvent::Replayed { first_ran_at_ms });
             }
+            // Replays ran nothing now, and a failed call acted on nothing. A change by path was
+            // looked at before it was sent (after it, a destroy or rename leaves fewer twins).
+            let ambiguity = if env.success && earlier.is_none() {
+                let denoted = match twins_before.take() {
+                    Some(d) => Some(d),
+                    None if policy.read_only() || !by_path => {
+                        subject::denoted_by_call(
+                            &client,
+                            &view,
+                            req.client_kind,
+                            (&policy.tool, policy.action.as_deref()),
+                            &arguments,
+                            env.data.as_ref(),
+                        )
+                        .await
+                    }
+                    None => None,
+                };
+                denoted.and_then(|d| subject::ambiguity(d, env.data.as_ref()))
+            } else {
+                None
+            };
             let project_id = view.catalog().project_id.clone();
             let job = tasks::job_of_reply(
                 &policy.tool,
@@ -401,6 +488,7 @@ impl Session {
                 project_id,
                 job,
                 events,
+                ambiguity,
             })));
         }
     }
@@ -435,7 +523,7 @@ impl Session {
     #[allow(clippy::too_many_arguments)]
     async fn approve<A: Approver>(
         &self,
-        client: &ConnectorClient,
+        editor: Editor<'_>,
         policy: &CallPolicy,
         arguments: &Map<String, Value>,
         binding: &ApprovalBinding,
@@ -452,10 +540,7 @@ impl Session {
             let op = token_operation(&claims.operation_id)?;
             return Ok(Approval::Granted { token: t, op });
         }
-        let pre = client
-            .preflight(&policy.tool, policy.action.as_deref(), arguments, Some(op))
-            .await
-            .map_err(preflight_error)?;
+        let pre = preflight_for_person(editor, policy, arguments, op).await?;
         self.issued.remember(&pre);
         self.decide(&pre, policy, approver, false).await
     }
@@ -487,7 +572,7 @@ impl Session {
     #[allow(clippy::too_many_arguments)]
     async fn renew<A: Approver>(
         &self,
-        client: &ConnectorClient,
+        editor: Editor<'_>,
         policy: &CallPolicy,
         arguments: &Map<String, Value>,
         binding: &ApprovalBinding,
@@ -497,15 +582,7 @@ impl Session {
     ) -> Result<Approval<A::Pending>, CallError> {
         let shown = self.issued.summary_of(old_token);
         let old_claims = policy::check_token(old_token, binding).ok();
-        let pre = client
-            .preflight(
-                &policy.tool,
-                policy.action.as_deref(),
-                arguments,
-                Some(op.clone()),
-            )
-            .await
-            .map_err(preflight_error)?;
+        let pre = preflight_for_person(editor, policy, arguments, op.clone()).await?;
         let mut same_op = binding.clone();
         same_op.operation_id = Some(op.to_string());
         let claims = policy::check_token(&pre.token, &same_op).map_err(|e| {

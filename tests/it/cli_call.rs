@@ -232,3 +232,53 @@ fn approval_unsupported_without_approval_v1() {
     // Calls that need no approval still work.
     home.run(&["call", "console"]).expect(0);
 }
+
+#[test]
+fn the_person_is_shown_what_a_change_affects_and_told_of_ambiguous_names() {
+    let home = Home::new();
+    let sim = home.editor("Subject");
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "get_transform",
+        "--args",
+        r#"{"path":"Main Camera"}"#,
+    ]);
+    r.expect(0);
+    assert!(!r.stderr.contains("note:"), "{}", r.stderr);
+    let id = r.json()["instance_id"].as_i64().expect("instance id");
+
+    // By instance id: the prompt names the object; nothing runs without consent.
+    let args = format!(r#"{{"instance_id":{id}}}"#);
+    let r = home.run(&["call", "manage_gameobject", "destroy", "--args", &args]);
+    r.expect(4);
+    assert!(
+        r.stderr
+            .contains("affects:          GameObject \"Main Camera\" at /Main Camera"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.error()["data"]["summary"]["subject"]["instance_id"], id);
+    assert_eq!(sim.side_effects(), 0);
+
+    // A twin at the same path: the create and a later read by that path say so on stderr.
+    let twin = r#"{"name":"Main Camera"}"#;
+    let r = home.run(&["call", "manage_gameobject", "create", "--args", twin]);
+    r.expect(0);
+    assert!(
+        r.stderr
+            .contains("note: 2 GameObjects now have the path /Main Camera"),
+        "{}",
+        r.stderr
+    );
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "get_transform",
+        "--args",
+        r#"{"path":"Main Camera"}"#,
+    ]);
+    r.expect(0);
+    assert!(r.stderr.contains("names 2 GameObjects"), "{}", r.stderr);
+    assert!(r.stderr.contains(&id.to_string()), "{}", r.stderr);
+}

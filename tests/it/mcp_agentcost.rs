@@ -300,3 +300,335 @@ fn a_200_kb_query_is_refused_at_once_and_the_server_keeps_answering() {
     let pong = p.request("ping", json!({}));
     assert!(pong.get("error").is_none(), "{pong}");
 }
+
+fn tool_call(p: &mut McpProc, tool: &str, arguments: Value) -> Value {
+    envelope(&p.call("tool_call", json!({"name": tool, "arguments": arguments})))
+}
+
+#[test]
+fn a_duplicate_name_and_an_ambiguous_path_are_reported_with_their_instance_ids() {
+    let b = Bench::new();
+    let mut p = b.mcp(&[]);
+    let create = json!({"action": "create", "name": "Sentry"});
+    let first = tool_call(&mut p, "manage_gameobject", create.clone());
+    assert_eq!(first["success"], true, "{first}");
+    assert!(first.get("ambiguous").is_none(), "{first}");
+    let a = first["data"]["instance_id"].as_i64().unwrap();
+
+    // Unity lets a second "Sentry" sit at the same path; the create says so.
+    let second = tool_call(&mut p, "manage_gameobject", create);
+    assert_eq!(second["success"], true, "{second}");
+    let b_id = second["data"]["instance_id"].as_i64().unwrap();
+    let amb = &second["ambiguous"];
+    assert_eq!(amb["named"], "/Sentry", "{second}");
+    assert_eq!(amb["instance_ids"], json!([a, b_id]), "{second}");
+    assert_eq!(amb["chosen"], b_id, "{second}");
+    assert!(
+        second["agent_hint"]
+            .as_str()
+            .unwrap()
+            .contains("instance_id"),
+        "{second}"
+    );
+
+    // A read by that path reaches one of them; the result names both and the one read.
+    let by_path = json!({"action": "get_transform", "path": "Sentry"});
+    let read = tool_call(&mut p, "manage_gameobject", by_path);
+    assert_eq!(read["success"], true, "{read}");
+    let amb = &read["ambiguous"];
+    assert_eq!(amb["named"], "Sentry", "{read}");
+    assert_eq!(amb["instance_ids"], json!([a, b_id]), "{read}");
+    assert_eq!(amb["chosen"], read["data"]["instance_id"], "{read}");
+    assert!(
+        amb["message"].as_str().unwrap().contains("names 2"),
+        "{read}"
+    );
+
+    // By instance id there is nothing to choose; a unique path is not ambiguous either.
+    let by_id = tool_call(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "get_transform", "instance_id": b_id}),
+    );
+    assert_eq!(by_id["success"], true, "{by_id}");
+    assert!(by_id.get("ambiguous").is_none(), "{by_id}");
+    let unique = tool_call(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "get_transform", "path": "Main Camera"}),
+    );
+    assert_eq!(unique["success"], true, "{unique}");
+    assert!(unique.get("ambiguous").is_none(), "{unique}");
+
+    // A child with the same name elsewhere is not at the same path, but a bare name denotes it.
+    let child = tool_call(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "create", "name": "Sentry", "parent": "Main Camera"}),
+    );
+    assert_eq!(child["success"], true, "{child}");
+    assert!(child.get("ambiguous").is_none(), "{child}");
+    let c = child["data"]["instance_id"].as_i64().unwrap();
+    let write = tool_call(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "set_tag", "target": "Sentry", "tag": "Player"}),
+    );
+    assert_eq!(write["success"], true, "{write}");
+    let ids = write["ambiguous"]["instance_ids"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(ids.len(), 3, "{write}");
+    for id in [a, b_id, c] {
+        assert!(ids.contains(&json!(id)), "{write}");
+    }
+
+    // A destroy by that name: the approval names every object it fits, before anything runs,
+    // and the result lists them as they were when the call was made (after it, one is gone).
+    let destroy = json!({"action": "destroy", "path": "Sentry"});
+    let ask = tool_call(&mut p, "manage_gameobject", destroy.clone());
+    assert_eq!(ask["code"], "APPROVAL_REQUIRED", "{ask}");
+    let subject = &ask["data"]["summary"]["subject"];
+    assert_eq!(
+        subject["also_named"].as_array().map(Vec::len),
+        Some(3),
+        "{ask}"
+    );
+    assert!(
+        ask["message"]
+            .as_str()
+            .unwrap()
+            .contains("fits 3 GameObjects"),
+        "{ask}"
+    );
+    let approved = envelope(&p.call(
+        "tool_call",
+        json!({"name": "manage_gameobject", "arguments": destroy,
+               "approval_token": ask["data"]["token"]}),
+    ));
+    assert_eq!(approved["success"], true, "{approved}");
+    let gone = approved["data"]["instance_id"].clone();
+    assert_eq!(approved["ambiguous"]["chosen"], gone, "{approved}");
+    assert_eq!(
+        approved["ambiguous"]["instance_ids"]
+            .as_array()
+            .map(Vec::len),
+        Some(3),
+        "{approved}"
+    );
+}
+
+/// An `APPROVAL_REQUIRED` answer on a session whose client has no approval form.
+fn approval_required(p: &mut McpProc, tool: &str, arguments: Value) -> Value {
+    let r = tool_call(p, tool, arguments);
+    assert_eq!(r["code"], "APPROVAL_REQUIRED", "{r}");
+    r
+}
+
+#[test]
+fn approval_summaries_name_what_the_user_approves() {
+    let b = Bench::new();
+    let mut p = b.mcp(&[]);
+    let made = tool_call(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "create", "name": "Crate", "parent": "Main Camera"}),
+    );
+    let id = made["data"]["instance_id"].as_i64().unwrap();
+
+    // An instance id: the object's name and path, read before asking.
+    let r = approval_required(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "destroy", "instance_id": id}),
+    );
+    let subject = &r["data"]["summary"]["subject"];
+    assert_eq!(subject["kind"], "game_object", "{r}");
+    assert_eq!(subject["name"], "Crate", "{r}");
+    assert_eq!(subject["path"], "/Main Camera/Crate", "{r}");
+    assert_eq!(subject["instance_id"], id, "{r}");
+    let message = r["message"].as_str().unwrap();
+    assert!(
+        message.contains("GameObject \"Crate\" at /Main Camera/Crate"),
+        "{message}"
+    );
+    assert_eq!(
+        b.sim.side_effects_of("manage_gameobject", Some("destroy")),
+        0
+    );
+
+    // An id that names nothing still says which id, and that it was not found.
+    let r = approval_required(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "destroy", "instance_id": 987654}),
+    );
+    let subject = &r["data"]["summary"]["subject"];
+    assert_eq!(subject["resolved"], false, "{r}");
+    assert!(subject["text"].as_str().unwrap().contains("987654"), "{r}");
+
+    // A package: its id.
+    let r = approval_required(
+        &mut p,
+        "manage_packages",
+        json!({"action": "remove", "identifier": "com.unity.timeline"}),
+    );
+    assert_eq!(
+        r["data"]["summary"]["subject"],
+        json!({"kind": "package", "id": "com.unity.timeline", "text": "package com.unity.timeline"}),
+        "{r}"
+    );
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("package com.unity.timeline")
+    );
+
+    // An asset: its path.
+    let r = approval_required(
+        &mut p,
+        "manage_assets",
+        json!({"action": "delete", "path": "Assets/Materials/Old.mat"}),
+    );
+    let subject = &r["data"]["summary"]["subject"];
+    assert_eq!(subject["kind"], "asset", "{r}");
+    assert_eq!(subject["path"], "Assets/Materials/Old.mat", "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("asset Assets/Materials/Old.mat")
+    );
+    assert_eq!(b.sim.side_effects(), 1, "only the create ran");
+}
+
+#[test]
+fn reversibility_reads_the_same_in_search_describe_and_the_approval() {
+    let b = Bench::new();
+    let mut p = b.mcp(&[]);
+    let r = approval_required(
+        &mut p,
+        "manage_gameobject",
+        json!({"action": "destroy", "target": "Main Camera"}),
+    );
+    let reversible = r["data"]["summary"]["reversible"].as_bool().unwrap();
+    let d = envelope(&p.call(
+        "tool_describe",
+        json!({"name": "manage_gameobject", "action": "destroy"}),
+    ));
+    let described = d.to_string();
+    let hits = envelope(&p.call(
+        "tool_search",
+        json!({"query": "destroy a GameObject", "limit": 5}),
+    ));
+    let shown = hits.to_string();
+    let message = r["message"].as_str().unwrap();
+    if reversible {
+        assert!(message.contains("can be reversed"), "{message}");
+    } else {
+        assert!(
+            message.contains("cannot be reversed by a tool call"),
+            "{message}"
+        );
+        // Nothing the agent reads before the approval claims otherwise.
+        for text in [&described, &shown, &message.to_string()] {
+            assert!(
+                !text.to_ascii_lowercase().contains("undoable"),
+                "claims undo against reversible:false: {text}"
+            );
+        }
+    }
+    // The search hit's compact safety shows `reversible` only when it differs from the class
+    // default, and then it agrees with the Connector's summary.
+    let hit = hits["data"]["results"]
+        .as_array()
+        .or_else(|| hits["data"]["hits"].as_array())
+        .and_then(|a| {
+            a.iter()
+                .find(|h| h["name"] == "manage_gameobject" && h["action"] == "destroy")
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("destroy is a hit: {hits}"));
+    if let Some(v) = hit["safety"].get("reversible") {
+        assert_eq!(v.as_bool(), Some(reversible), "{hit}");
+    }
+}
+
+#[test]
+fn the_approval_hint_says_how_to_approve_in_each_protocol_era() {
+    let b = Bench::new();
+    let destroy = json!({"name": "manage_gameobject",
+        "arguments": {"action": "destroy", "target": "Main Camera"}});
+
+    // No form declared (2025-11-25): the token round trip, with the exact argument.
+    let mut p = b.mcp(&[]);
+    let r = envelope(&p.call("tool_call", destroy.clone()));
+    let hint = r["agent_hint"].as_str().unwrap();
+    assert!(hint.contains("MCP 2025-11-25"), "{hint}");
+    assert!(hint.contains("declared no form elicitation"), "{hint}");
+    assert!(hint.contains("\"approval_token\": data.token"), "{hint}");
+    drop(p);
+
+    // Forms switched off (--mrtr 0), even for a client that has one.
+    let mut p = McpProc::start(&b.home, &["--timeout", "20000"], &["--mrtr", "0"], &[]);
+    p.ok(
+        "initialize",
+        json!({"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},
+            "clientInfo":{"name":"hera-test","version":"1"}}),
+    );
+    p.notify("notifications/initialized", None);
+    let r = envelope(&p.call("tool_call", destroy.clone()));
+    let hint = r["agent_hint"].as_str().unwrap();
+    assert!(hint.contains("MCP 2025-06-18"), "{hint}");
+    assert!(hint.contains("--mrtr 0"), "{hint}");
+    drop(p);
+
+    // A form-capable client before 2026-07-28: the form names the object; a form that gets
+    // no answer falls back to the token round trip and says why.
+    let mut p = McpProc::start(&b.home, &["--timeout", "20000"], &[], &[]);
+    p.ok(
+        "initialize",
+        json!({"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},
+            "clientInfo":{"name":"hera-test","version":"1"}}),
+    );
+    p.notify("notifications/initialized", None);
+    let id = p.send_request(
+        "tools/call",
+        json!({"name": "tool_call", "arguments": destroy.clone()}),
+    );
+    let ask = p.wait_server_request("elicitation/create");
+    let form = ask["params"]["message"].as_str().unwrap().to_string();
+    assert!(
+        form.contains("GameObject \"Main Camera\" at /Main Camera"),
+        "{form}"
+    );
+    p.send(&json!({"jsonrpc":"2.0","id":ask["id"],
+        "error":{"code":-32603,"message":"the form could not be shown"}}));
+    let r = structured(&p.wait_for(&id)["result"]);
+    assert_eq!(r["code"], "APPROVAL_REQUIRED", "{r}");
+    let hint = r["agent_hint"].as_str().unwrap();
+    assert!(hint.contains("MCP 2025-06-18"), "{hint}");
+    assert!(hint.contains("returned no answer"), "{hint}");
+    assert!(hint.contains("approval_token"), "{hint}");
+    drop(p);
+
+    // 2026-07-28 with a form: input_required, whose _meta says how the client answers.
+    let mut p = McpProc::start(&b.home, &["--timeout", "20000"], &[], &[]);
+    let mut meta = meta_2026();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation":{"form":{}}});
+    let mut params = destroy.clone();
+    params = json!({"name": "tool_call", "arguments": params, "_meta": meta});
+    let first = p.ok("tools/call", params);
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let hint = first["_meta"]["hera/approval_hint"].as_str().unwrap();
+    assert!(hint.contains("MCP 2026-07-28"), "{hint}");
+    assert!(hint.contains("inputResponses.approval"), "{hint}");
+    assert!(hint.contains("requestState"), "{hint}");
+    let form = first["inputRequests"]["approval"]["params"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(form.contains("\"Main Camera\""), "{form}");
+    assert_eq!(b.sim.side_effects(), 0);
+}

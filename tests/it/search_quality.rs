@@ -15,7 +15,7 @@
 //! a request nothing matches is answered as found. Regenerate the file (after a deliberate
 //! change) with:
 //!
-//! `HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality`
+//! `HERA_WRITE_METRICS=1 cargo test --test it search_quality`
 
 use hera_agent_unity::{SearchFilter, SearchIndex, Verdict};
 use hera_connector_contract::catalog::{Catalog, ToolEntry};
@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-const REGENERATE: &str = "HERA_WRITE_METRICS=1 cargo test --workspace --test search_quality";
+const REGENERATE: &str = "HERA_WRITE_METRICS=1 cargo test --test it search_quality";
 const RECALL_AT_5_FLOOR: f64 = 0.95;
 const RECALL_AT_1_FLOOR: f64 = 0.80;
 /// Ranks beyond this count as "not found" for MRR.
@@ -55,6 +55,19 @@ fn holdout() -> Vec<Query> {
 /// Requests written anew and committed before this ranking was tuned; never tuned on.
 fn unseen() -> Vec<Query> {
     load("tests/search/holdout_unseen.json")
+}
+
+/// Everyday phrasings written on 2026-12-04 before that round's ranker changes, never tuned
+/// on: the gate for recall@1 ≥ 0.80 and recall@5 ≥ 0.95.
+fn fresh() -> Vec<Query> {
+    load("tests/search/holdout_fresh.json")
+}
+
+/// Everyday phrasings written on 2026-12-04 after `holdout_fresh.json` was measured and before
+/// the last rule of that round (a word naming a tool counts less at the entry level); never
+/// tuned on.
+fn fresh2() -> Vec<Query> {
+    load("tests/search/holdout_fresh2.json")
 }
 
 /// Requests no tool here serves: each must be answered "no action does that" (or "not
@@ -361,7 +374,7 @@ struct Report {
     /// (label, ours, baseline) that must hold; `ours` also must not fall below the committed
     /// figure at `json[label]["ours"]["action_level"]`.
     gated: Vec<(&'static str, Figures, Figures)>,
-    unseen_real: Figures,
+    fresh_real: Figures,
     json: Value,
 }
 
@@ -406,6 +419,8 @@ fn measure() -> Report {
     let qs = queries();
     let hq = holdout();
     let uq = unseen();
+    let fq = fresh();
+    let f2q = fresh2();
     let cat = catalog();
     let real = real_shaped(&cat.tools);
     let bare = without_descriptions(&cat.tools);
@@ -414,10 +429,14 @@ fn measure() -> Report {
     let (q_ours, q_base, q_json) = measure_set(&qs, &real);
     let (_, _, h_json) = measure_set(&hq, &real);
     let (u_ours, u_base, u_json) = measure_set(&uq, &real);
+    let (f_ours, f_base, f_json) = measure_set(&fq, &real);
+    let (f2_ours, f2_base, f2_json) = measure_set(&f2q, &real);
     let shape = |tools: &[ToolEntry]| {
         json!({
             "queries": measure_set(&qs, tools).2,
             "holdout_unseen": measure_set(&uq, tools).2,
+            "holdout_fresh": measure_set(&fq, tools).2,
+            "holdout_fresh2": measure_set(&f2q, tools).2,
         })
     };
 
@@ -440,6 +459,8 @@ fn measure() -> Report {
 
     let n_actions: usize = cat.tools.iter().map(|t| t.actions.len()).sum();
     let uf = figures(&u_ours.action_ranks);
+    let ff = figures(&f_ours.action_ranks);
+    let ff2 = figures(&f2_ours.action_ranks);
     let json = json!({
         "format": "hera.search-quality/2",
         "command": REGENERATE,
@@ -469,12 +490,16 @@ fn measure() -> Report {
         "query_sets": {
             "queries": {"file": "tests/search/queries.json", "about": "the tuning set"},
             "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout"},
-            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before this ranking's tuning and never tuned on; the gate"},
+            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before the previous round's tuning and never tuned on; its per-query misses were printed by this test since, so it is no longer fully unseen"},
+            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); never tuned on, measured once after the first set of changes (recall@1 0.6111, recall@5 0.8889, see fresh_holdout_first_measurement); seen since"},
+            "holdout_fresh2": {"file": "tests/search/holdout_fresh2.json", "about": "64 everyday phrasings written on 2026-12-04 after holdout_fresh was measured and before the round's last rule, by the same person; never tuned on, measured once after it; the gate"},
         },
         "real_shaped": {
             "queries": q_json,
             "holdout": h_json,
             "holdout_unseen": u_json,
+            "holdout_fresh": f_json,
+            "holdout_fresh2": f2_json,
         },
         "simulator_prose": shape(&cat.tools),
         "names_only": shape(&bare),
@@ -484,9 +509,18 @@ fn measure() -> Report {
             "queries": {"recall_at_1": 0.8308, "recall_at_5": 0.9801, "mrr": 0.899},
             "holdout_unseen": {"recall_at_1": 0.4516, "recall_at_5": 0.7312, "mrr": 0.5847},
         },
+        "fresh_holdout_first_measurement": {
+            "about": "holdout_fresh as measured once, on the real-shaped catalog, after the round's first set of ranker changes (commit 'search-quality figures regenerated: the fresh holdout measured once'); the figures under real_shaped.holdout_fresh are after the last rule, so no longer unseen",
+            "recall_at_1": 0.6111, "recall_at_5": 0.8889, "mrr": 0.7305,
+        },
+        "before_this_round": {
+            "about": "the figures committed before the 2026-12-04 round (commit 1bbb5b8), real-shaped catalog; the tuning set then had 201 queries (ids 300+ were added in the round)",
+            "queries": {"recall_at_1": 0.9154, "recall_at_5": 1.0, "mrr": 0.9537},
+            "holdout_unseen": {"recall_at_1": 0.6452, "recall_at_5": 0.9247, "mrr": 0.7711},
+        },
         "targets": {
-            "holdout_unseen_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
-            "status": if uf.recall_at_1 >= RECALL_AT_1_FLOOR && uf.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the unseen holdout is below the target; the test gates the tuning set at the target and the unseen set at its committed figures" },
+            "holdout_fresh2_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
+            "status": if ff2.recall_at_1 >= RECALL_AT_1_FLOOR && ff2.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the fresh holdout is below the target; the test gates the tuning set at the target and the holdouts at their committed figures" },
         },
         "no_match_requests": no_match,
         "arbitrary_code_requests_without_permission": arbitrary,
@@ -499,8 +533,10 @@ fn measure() -> Report {
                 figures(&q_base.action_ranks),
             ),
             ("holdout_unseen", uf, figures(&u_base.action_ranks)),
+            ("holdout_fresh", ff, figures(&f_base.action_ranks)),
+            ("holdout_fresh2", ff2, figures(&f2_base.action_ranks)),
         ],
-        unseen_real: uf,
+        fresh_real: ff2,
         json,
     }
 }
@@ -579,10 +615,9 @@ fn ours_meets_the_floors_beats_the_baseline_and_holds_the_committed_figures() {
         let text = serde_json::to_string_pretty(&report.json).unwrap() + "\n";
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {path:?}: {e}"));
     }
-    let u = report.unseen_real;
+    let u = report.fresh_real;
     eprintln!(
-        "unseen holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR}); not first: {}",
-        report.json["real_shaped"]["holdout_unseen"]["ours_not_first"]
+        "fresh holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR})"
     );
     // The floors hold on the tuning set; the unseen set must not fall below its committed
     // figures (below).
@@ -672,6 +707,32 @@ fn unseen_and_reworded_sets_name_real_actions() {
             None => assert!(tool.callable_without_action(), "unseen {}", q.id),
         }
     }
+    let fresh = fresh();
+    assert!(fresh.len() >= 60, "the fresh holdout has {}", fresh.len());
+    for q in &fresh {
+        let tool = cat
+            .tool(&q.tool)
+            .unwrap_or_else(|| panic!("fresh {} expects unknown tool {}", q.id, q.tool));
+        match &q.action {
+            Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "fresh {}", q.id),
+            None => assert!(tool.callable_without_action(), "fresh {}", q.id),
+        }
+    }
+    let fresh2 = fresh2();
+    assert!(
+        fresh2.len() >= 60,
+        "the second fresh holdout has {}",
+        fresh2.len()
+    );
+    for q in &fresh2 {
+        let tool = cat
+            .tool(&q.tool)
+            .unwrap_or_else(|| panic!("fresh2 {} expects unknown tool {}", q.id, q.tool));
+        match &q.action {
+            Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "fresh2 {}", q.id),
+            None => assert!(tool.callable_without_action(), "fresh2 {}", q.id),
+        }
+    }
     // Every tool has a reworded description that shares no sentence with the simulator's.
     let alt = reworded(&cat.tools);
     for (a, t) in alt.iter().zip(&cat.tools) {
@@ -679,4 +740,42 @@ fn unseen_and_reworded_sets_name_real_actions() {
         assert_ne!(a.description, t.description);
         assert!(a.actions.iter().all(|x| x.description.is_empty()));
     }
+}
+
+/// Prints the tuning set's misses on the real-shaped catalog with the top three, for tuning
+/// (`cargo test --test it search_quality::tuning_misses -- --ignored --nocapture`). Reads the
+/// tuning set only: the holdouts are measured by the gated test, never inspected here.
+#[test]
+#[ignore = "a tuning aid, not a check"]
+fn tuning_misses() {
+    let real = real_shaped(&catalog().tools);
+    let index = SearchIndex::build(&real);
+    let qs = queries();
+    let (mut r1, mut r5) = (0, 0);
+    for q in &qs {
+        let r = ours_ranking(&index, &q.text);
+        let rank = rank_of(&r, |(t, a)| *t == q.tool && *a == q.action);
+        r1 += usize::from(rank == Some(1));
+        r5 += usize::from(rank.is_some_and(|k| k <= 5));
+        if rank != Some(1) {
+            let top: Vec<String> = r
+                .iter()
+                .take(3)
+                .map(|(t, a)| format!("{t}/{}", a.clone().unwrap_or_default()))
+                .collect();
+            eprintln!(
+                "{:>4} {:?} want {}/{} rank {rank:?} top {top:?}",
+                q.id,
+                q.text,
+                q.tool,
+                q.action.clone().unwrap_or_default()
+            );
+        }
+    }
+    eprintln!(
+        "tuning set: recall@1 {:.4} recall@5 {:.4} of {}",
+        r1 as f64 / qs.len() as f64,
+        r5 as f64 / qs.len() as f64,
+        qs.len()
+    );
 }
