@@ -182,7 +182,6 @@ fn instance_checks(
     scan: &discovery::Scan,
     out: &mut Vec<Check>,
 ) -> Option<discovery::Instance> {
-    let now = now_ms();
     let active = scan.active().count();
     let mut notes = Vec::new();
     if !scan.removed_dead.is_empty() {
@@ -200,14 +199,15 @@ fn instance_checks(
     }
     // Where the OS cannot check the pid, an old heartbeat is presumed to be a dead Editor's.
     let presumed: Vec<String> = scan
-        .active()
-        .filter_map(|i| match judge(&i.heartbeat, now) {
-            EditorLiveness::PresumedGone { age_ms } => Some(format!(
-                "{} (heartbeat {} s old, process not verifiable)",
+        .presumed_gone
+        .iter()
+        .map(|(i, age_ms)| {
+            format!(
+                "{} (heartbeat {} s old, process not verifiable; delete {} if Unity has quit)",
                 i.project_path,
-                age_ms / 1000
-            )),
-            _ => None,
+                age_ms / 1000,
+                i.file.display()
+            )
         })
         .collect();
     if !presumed.is_empty() {

@@ -191,15 +191,18 @@ impl DiscoveryError {
     }
 }
 
-/// Scans and selects, waiting up to `min(timeout, 5 s)` for a matching Editor, re-scanning with
-/// back-off 500 ms → 1000 ms → 1500 ms (capped). Terminal errors return at once.
+/// Scans and selects, waiting up to `min(timeout, 5 s)` for a matching Editor to appear, and up
+/// to the whole `timeout` while the chosen one is there but not listening (`port: 0`, as during
+/// a domain reload), re-scanning with back-off 500 ms → 1000 ms → 1500 ms (capped). Terminal
+/// errors return at once.
 pub async fn discover(
     home: &AgentHome,
     sel: &Selector,
     timeout: Duration,
 ) -> Result<Instance, DiscoveryError> {
-    let wait = timeout.min(INITIAL_WAIT_CAP);
-    let deadline = Instant::now() + wait;
+    let started = Instant::now();
+    let appear_deadline = started + timeout.min(INITIAL_WAIT_CAP);
+    let listen_deadline = started + timeout;
     let mut pause = Duration::from_millis(500);
     loop {
         let attempt = match scan_async(home).await {
@@ -211,6 +214,10 @@ pub async fn discover(
             Err(e) if e.is_terminal() => return Err(e),
             Err(e) => {
                 let now = Instant::now();
+                let deadline = match e {
+                    DiscoveryError::NotListening { .. } => listen_deadline,
+                    _ => appear_deadline,
+                };
                 if now >= deadline {
                     return Err(e);
                 }
