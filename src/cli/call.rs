@@ -14,6 +14,7 @@ use crate::connector::{ClientKind, Preflight};
 use crate::policy::CallPolicy;
 use crate::session::{
     AnyTool, ApprovalAsk, Approver, CallError, CallEvent, CallOutcome, CallRequest, Caller,
+    DateLikeString,
     Decision, IssuedApprovals, label,
 };
 use serde_json::{Map, Value, json};
@@ -97,7 +98,39 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
         print_success(env);
         Ok(exit::OK)
     } else {
-        Err(Failure::from_envelope(env))
+        let mut f = Failure::from_envelope(env);
+        if !done.date_like.is_empty() {
+            explain_date_like(&mut f, &done.date_like);
+        }
+        Err(f)
+    }
+}
+
+/// Words a refusal caused by strings the Connector read as dates, for a person: what happened
+/// and how to get past it (the data keeps the strings for scripts).
+fn explain_date_like(f: &mut Failure, strings: &[DateLikeString]) {
+    let named: Vec<String> = strings
+        .iter()
+        .map(|d| format!("{:?} (--args {})", d.value, d.pointer))
+        .collect();
+    let why = format!(
+        "Unity's Connector reads any argument string shaped like an ISO date-time as a date \
+         before checking it, so {} was refused as a date, not taken as text. Rerunning the same \
+         command fails the same way: change the text so it is not a bare date-time (for example \
+         a space instead of the 'T', or a word before it)",
+        named.join(", ")
+    );
+    let mut suggestions = f.envelope["suggestions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    suggestions.insert(0, json!(why));
+    f.envelope["suggestions"] = Value::Array(suggestions);
+    let list: Vec<Value> = strings.iter().map(DateLikeString::to_json).collect();
+    if f.envelope["data"].is_object() {
+        f.envelope["data"]["date_like_strings"] = Value::Array(list);
+    } else if f.envelope["data"].is_null() {
+        f.envelope["data"] = json!({"date_like_strings": list});
     }
 }
 

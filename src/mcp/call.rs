@@ -14,7 +14,8 @@ use crate::results::{
     InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result,
 };
 use crate::session::{
-    AnyTool, CallError, CallEvent, CallOutcome, CallRequest, EditorAnswer, ErrorKind, Fault,
+    AnyTool, CallError, CallEvent, CallOutcome, CallRequest, DateLikeString, EditorAnswer,
+    ErrorKind, Fault,
     Session, ToolScope,
 };
 use crate::tasks::{self, TaskState};
@@ -194,6 +195,29 @@ pub fn refusal(e: CallError, native: bool) -> Envelope {
     env
 }
 
+/// Words a refusal caused by strings the Connector read as dates, for an agent: what happened,
+/// that repeating the call cannot help, and what may.
+fn explain_date_like(env: &mut Envelope, strings: &[DateLikeString]) {
+    let named: Vec<String> = strings
+        .iter()
+        .map(|d| format!("{:?} at {}", d.value, d.pointer))
+        .collect();
+    env.agent_hint = Some(format!(
+        "The Editor read {} as a date, not as text: the Unity Connector turns every argument \
+         string shaped like an ISO date-time (or /Date(...)/) into a date before it checks the \
+         arguments, so a string parameter refuses it and a date-time parameter refuses every \
+         value. Repeating the call unchanged fails the same way. If the text is yours to choose, \
+         change it so it is no longer a bare date-time (for example a space instead of the 'T', \
+         or a word before it); otherwise no client can pass this value to this tool.",
+        named.join(", ")
+    ));
+    let list: Vec<Value> = strings.iter().map(DateLikeString::to_json).collect();
+    let data = env.data.get_or_insert_with(|| json!({}));
+    if let Some(d) = data.as_object_mut() {
+        d.insert("date_like_strings".into(), Value::Array(list));
+    }
+}
+
 impl AgentCalls {
     pub fn timeout(&self) -> Duration {
         self.session.timeout()
@@ -295,6 +319,9 @@ impl AgentCalls {
             _ => None,
         });
         let project_id = done.project_id.clone();
+        if !done.date_like.is_empty() {
+            explain_date_like(&mut env, &done.date_like);
+        }
         // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
         // its own copy now, so both go before shaping makes more (a large result would
         // otherwise be held four times at once).

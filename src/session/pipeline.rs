@@ -74,6 +74,9 @@ pub struct EditorAnswer {
     /// A long job the reply started (test run, package job), or why it cannot be followed.
     pub job: Option<Result<DurableTaskId, String>>,
     pub events: Vec<CallEvent>,
+    /// The Editor refused argument strings because its reader took them for dates (empty
+    /// otherwise); the front-end explains it.
+    pub date_like: Vec<super::DateLikeString>,
 }
 
 impl EditorAnswer {
@@ -397,6 +400,7 @@ impl Session {
                 reply.operation_id.as_str(),
                 now_ms(),
             );
+            let date_like = super::dates::refused_date_strings(&reply.envelope, &arguments);
             return Ok(CallOutcome::Answered(Box::new(EditorAnswer {
                 envelope: reply.envelope,
                 policy,
@@ -404,6 +408,7 @@ impl Session {
                 project_id,
                 job,
                 events,
+                date_like,
             })));
         }
     }

@@ -193,3 +193,163 @@ fn a_legacy_tool_in_a_normal_profile_is_quarantined_not_fatal() {
         "quarantined out of core: {names:?}"
     );
 }
+
+/// D3: the Connector parses a request with date handling on, so a string shaped like an ISO
+/// date-time reaches its validator as a date and a string parameter refuses it. Our local
+/// validation sees a string, so only the Editor's refusal shows it: both front-ends keep the
+/// Editor's code and say what happened and what to do, naming the string.
+#[test]
+fn a_date_like_string_the_editor_refuses_is_explained() {
+    let home = Home::new();
+    let sim = home.editor("Dates");
+    let when = "2024-01-02T03:04:05";
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        &json!({ "name": when }).to_string(),
+    ]);
+    r.expect(1);
+    let e = r.error();
+    assert_eq!(e["code"], "ARGUMENT_TYPE_MISMATCH", "{e}");
+    assert_eq!(e["data"]["actual"], "Date", "the Editor's own data is kept: {e}");
+    assert_eq!(
+        e["data"]["date_like_strings"],
+        json!([{"pointer": "/name", "value": when}]),
+        "{e}"
+    );
+    let why = e["suggestions"][0].as_str().unwrap_or_default();
+    assert!(
+        why.contains("as a date") && why.contains(when) && why.contains("instead of the 'T'"),
+        "{why}"
+    );
+
+    let mut p = agent(&home);
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name": when}}),
+    );
+    assert_eq!(a["code"], "ARGUMENT_TYPE_MISMATCH", "{a}");
+    assert_eq!(a["data"]["date_like_strings"][0]["pointer"], "/name", "{a}");
+    let hint = a["agent_hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("as a date") && hint.contains("Repeating the call unchanged fails"),
+        "{hint}"
+    );
+    assert_eq!(sim.side_effects(), 0, "nothing was created");
+
+    // Any other refusal is not explained as a date, and text merely containing a date passes.
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        &json!({ "name": format!("Saved {when}") }).to_string(),
+    ]);
+    r.expect(0);
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name": 5}"#,
+    ]);
+    assert!(r.error()["data"]["date_like_strings"].is_null(), "{}", r.stderr);
+}
+
+/// D5: where the OS cannot say whether the Editor's process runs (Windows builds without the
+/// check, other platforms; here a heartbeat without a pid), a crashed or quit Editor leaves a
+/// `ready` heartbeat behind that the Connector never removes. Once it has not moved for two
+/// minutes it is presumed gone: not chosen (so a call says "not running" instead of retrying a
+/// dead port until the timeout), kept on disk, and shown as presumed gone by `status`.
+#[test]
+fn a_heartbeat_that_stopped_moving_without_a_checkable_pid_is_not_chosen() {
+    let home = Home::new();
+    let sim = home.editor_with("Crashed", |c| {
+        c.quirks.quit_writes_stopped = false;
+    });
+    sim.set_pid(0).unwrap();
+    home.run(&["call", "scene", "info"]).expect(0);
+    let file = sim.heartbeat_path().to_path_buf();
+    sim.shutdown();
+    // What the Editor left behind, as it reads three minutes later.
+    let mut hb = sim.heartbeat();
+    assert_eq!(hb.state.as_deref(), Some("ready"), "no stopped write");
+    hb.pid = None;
+    hb.timestamp = Some(sim.now_ms().min(wall_ms()) - 180_000);
+    std::fs::write(&file, serde_json::to_vec(&hb).unwrap()).unwrap();
+
+    let r = home.run(&["call", "scene", "info"]);
+    r.expect(3);
+    assert_eq!(r.error_code(), "EDITOR_NOT_RUNNING", "{}", r.stderr);
+    let mut p = agent(&home);
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(a["code"], "EDITOR_NOT_RUNNING", "{a}");
+    assert!(file.exists(), "never deleted on a presumption");
+    let s = home.run(&["status", "--json"]);
+    let others = s.json()["others"].clone();
+    assert_eq!(others[0]["presumed_gone"], true, "{others}");
+    assert_eq!(others[0]["project_path"], sim.project_path(), "{others}");
+
+    // The same file written just now is still a target (the call is tried, and fails to
+    // reach the dead port instead of "not running").
+    hb.timestamp = Some(wall_ms());
+    std::fs::write(&file, serde_json::to_vec(&hb).unwrap()).unwrap();
+    let r = home.run_env(
+        &["call", "scene", "info"],
+        &[("HERA_AGENT_TIMEOUT_MS", "1500")],
+    );
+    assert_ne!(r.error_code(), "EDITOR_NOT_RUNNING", "{}", r.stderr);
+}
+
+fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// D9: when the listener stops before the `reloading` heartbeat is written, that heartbeat says
+/// `port: 0` for the whole reload. A call made then waits for the Editor within its timeout,
+/// longer than the 5 s an Editor is given to appear, also when the port is pinned (no heartbeat
+/// names the pinned port during the reload).
+#[test]
+fn a_reload_that_writes_port_zero_is_waited_for_even_with_a_pinned_port() {
+    use hera_connector_sim::Reload;
+    let home = Home::new();
+    let sim = home.editor_with("Reloading", |c| {
+        c.quirks.reload_listener_first = true;
+    });
+    let port = sim.port().to_string();
+    home.run(&["call", "scene", "info"]).expect(0);
+    let reload = || {
+        sim.reload(Reload {
+            downtime: std::time::Duration::from_millis(6500),
+            new_port: false,
+        });
+        assert_eq!(sim.heartbeat().port, 0, "the reloading heartbeat has no port");
+    };
+    let patient = [("HERA_AGENT_TIMEOUT_MS", "30000")];
+
+    reload();
+    let r = home.run_env(&["--port", &port, "call", "scene", "info"], &patient);
+    r.expect(0);
+    assert!(r.elapsed >= std::time::Duration::from_secs(5), "{:?}", r.elapsed);
+
+    reload();
+    let r = home.run_env(&["call", "scene", "info"], &patient);
+    r.expect(0);
+
+    let mut p = McpProc::start(home.path(), &["--port", &port], &[], &patient);
+    p.initialize("2025-11-25");
+    reload();
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(a["success"], true, "{a}");
+}
