@@ -102,6 +102,20 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
         if !done.date_like.is_empty() {
             explain_date_like(&mut f, &done.date_like);
         }
+        if env.code_str() == "COMMAND_LOCK_TIMEOUT" {
+            // Refused before anything ran; the operation id makes a rerun safe regardless.
+            let again = if done.policy.uses_ledger() {
+                format!(" (with --operation-id {})", done.operation_id)
+            } else {
+                String::new()
+            };
+            f.envelope["suggestions"] = json!([format!(
+                "Nothing ran: another command held the Editor's command lock for the Connector's \
+                 whole wait (120 s), such as a long synchronous tool or a hung one. Rerun the \
+                 same command later{again}; if it keeps happening, the blocking command ends only \
+                 when Unity reloads its scripts or restarts"
+            )]);
+        }
         Err(f)
     }
 }

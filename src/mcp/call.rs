@@ -195,6 +195,14 @@ pub fn refusal(e: CallError, native: bool) -> Envelope {
     env
 }
 
+/// The Connector answers `COMMAND_LOCK_TIMEOUT` before it runs anything: another command held
+/// its one command lock for the whole wait (a long synchronous tool, or a handler that never
+/// finishes and keeps the lock until Unity reloads).
+const LOCK_TIMEOUT_HINT: &str = "Nothing ran: another command held the Editor's command lock \
+    for the Connector's whole wait (120 s), such as a long synchronous tool or a hung one. The \
+    identical call is safe to repeat later; if this keeps happening, the blocking command ends \
+    only when Unity reloads its scripts or restarts.";
+
 /// Words a refusal caused by strings the Connector read as dates, for an agent: what happened,
 /// that repeating the call cannot help, and what may.
 fn explain_date_like(env: &mut Envelope, strings: &[DateLikeString]) {
@@ -321,6 +329,9 @@ impl AgentCalls {
         let project_id = done.project_id.clone();
         if !done.date_like.is_empty() {
             explain_date_like(&mut env, &done.date_like);
+        }
+        if env.code.as_deref() == Some("COMMAND_LOCK_TIMEOUT") && env.agent_hint.is_none() {
+            env.agent_hint = Some(LOCK_TIMEOUT_HINT.into());
         }
         // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
         // its own copy now, so both go before shaping makes more (a large result would

@@ -353,3 +353,202 @@ fn a_reload_that_writes_port_zero_is_waited_for_even_with_a_pinned_port() {
     );
     assert_eq!(a["success"], true, "{a}");
 }
+
+/// D7 and D19: a handler that never finishes keeps the Editor's one command lock, so every
+/// later command waits the Connector's whole lock wait and is refused `COMMAND_LOCK_TIMEOUT`
+/// before anything runs. The hung call itself ends in an unknown outcome with its operation id;
+/// a call queued behind it hears the Connector's refusal (the default timeout, 125 s, is longer
+/// than the real 120 s wait; the wait is shortened here) and both front-ends say nothing ran.
+#[test]
+fn a_call_queued_behind_a_hung_command_hears_the_lock_timeout_and_nothing_ran() {
+    use hera_connector_sim::{Fault, FaultMatch};
+    let home = Home::new();
+    let sim = home.editor_with("Locked", |c| {
+        c.lock_wait = std::time::Duration::from_secs(2);
+    });
+    home.run(&["call", "scene", "info"]).expect(0);
+    // The agent uses the default timeout (no HERA_AGENT_TIMEOUT_MS in its environment).
+    let mut p = agent(&home);
+    let ok = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(ok["success"], true, "{ok}");
+
+    sim.inject_matching(
+        FaultMatch::tool("manage_gameobject"),
+        Fault::Hang { times: 1 },
+    );
+    let hung = home.run_env(
+        &["call", "manage_gameobject", "create", "--args", r#"{"name":"Stuck"}"#],
+        &[("HERA_AGENT_TIMEOUT_MS", "3000")],
+    );
+    assert_eq!(hung.error_code(), "OPERATION_OUTCOME_UNKNOWN", "{}", hung.stderr);
+    assert!(hung.error()["data"]["operation_id"].is_string());
+
+    let r = home.run(&["call", "scene", "info"]);
+    r.expect(1);
+    assert_eq!(r.error_code(), "COMMAND_LOCK_TIMEOUT", "{}", r.stderr);
+    let why = r.error()["suggestions"][0].as_str().unwrap_or_default().to_string();
+    assert!(why.starts_with("Nothing ran"), "{why}");
+
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(a["code"], "COMMAND_LOCK_TIMEOUT", "{a}");
+    assert!(
+        a["agent_hint"].as_str().unwrap_or_default().starts_with("Nothing ran"),
+        "{a}"
+    );
+    let m = p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"Queued"}}),
+    );
+    assert_eq!(m["code"], "COMMAND_LOCK_TIMEOUT", "{m}");
+    assert!(m["operation_id"].is_string(), "a change keeps its id: {m}");
+    assert!(
+        sim.side_effects_of("manage_gameobject", Some("create")) <= 1,
+        "only the hung call may have run"
+    );
+}
+
+/// D11: a change whose result the Connector cannot record fails after the handler ran
+/// (`INTERNAL_ERROR` with the ledger; HTTP 500 `RESPONSE_WRITE_FAILED` without one). That is not
+/// a plain failure: both front-ends report an unknown outcome with the operation id to repeat.
+#[test]
+fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() {
+    use hera_connector_sim::{Fault, FaultMatch};
+    let home = Home::new();
+    let sim = home.editor("AfterRun");
+    home.run(&["call", "scene", "info"]).expect(0);
+    let creates = || sim.side_effects_of("manage_gameobject", Some("create"));
+
+    sim.inject_matching(
+        FaultMatch::tool("manage_gameobject"),
+        Fault::UnserializableResult { times: 1 },
+    );
+    let r = home.run(&["call", "manage_gameobject", "create", "--args", r#"{"name":"A"}"#]);
+    r.expect(1);
+    let e = r.error();
+    assert_eq!(e["code"], "OPERATION_OUTCOME_UNKNOWN", "{e}");
+    assert_eq!(e["data"]["editor_code"], "INTERNAL_ERROR", "{e}");
+    let op = e["data"]["operation_id"].as_str().unwrap().to_string();
+    assert!(
+        e["message"].as_str().unwrap().contains(&format!("--operation-id {op}")),
+        "{e}"
+    );
+    assert_eq!(creates(), 1, "it ran");
+
+    let mut p = agent(&home);
+    sim.inject_matching(
+        FaultMatch::tool("manage_gameobject"),
+        Fault::UnserializableResult { times: 1 },
+    );
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"B"}}),
+    );
+    assert_eq!(a["code"], "OPERATION_OUTCOME_UNKNOWN", "{a}");
+    let agent_op = a["operation_id"].as_str().unwrap_or_default().to_string();
+    assert!(!agent_op.is_empty(), "{a}");
+    assert!(
+        a["agent_hint"].as_str().unwrap_or_default().contains(&agent_op),
+        "{a}"
+    );
+    assert_eq!(creates(), 2);
+
+    // An Editor that does not advertise its ledger: the person's change is sent once and the
+    // same failure after it ran is still an unknown outcome, never resent.
+    let features: Vec<String> = hera_connector_contract::wire::ALL_FEATURES
+        .iter()
+        .filter(|f| **f != "operation_ledger_v1")
+        .map(|f| f.to_string())
+        .collect();
+    sim.set_features(features).unwrap();
+    sim.inject_matching(
+        FaultMatch::tool("manage_gameobject"),
+        Fault::UnserializableResult { times: 1 },
+    );
+    let r = home.run(&["call", "manage_gameobject", "create", "--args", r#"{"name":"C"}"#]);
+    r.expect(1);
+    assert_eq!(r.error_code(), "OPERATION_OUTCOME_UNKNOWN", "{}", r.stderr);
+    let editor_code = r.error()["data"]["editor_code"].clone();
+    assert!(
+        editor_code == "INTERNAL_ERROR" || editor_code == "RESPONSE_WRITE_FAILED",
+        "{editor_code}"
+    );
+    assert_eq!(creates(), 3, "ran once, never resent");
+}
+
+/// D4: the Connector moves a date with a numeric offset into the Editor's own time zone before
+/// it computes `arguments_hash`, so outside UTC our hash of such params would not match and the
+/// call would be refused `ARGUMENTS_HASH_MISMATCH`. Such a request goes without the hash (the
+/// Connector then compares nothing); every other request keeps it.
+#[test]
+fn an_offset_date_on_an_editor_outside_utc_is_sent_without_an_arguments_hash() {
+    let home = Home::new();
+    let sim = home.editor_with("Berlin", |c| {
+        c.quirks.zone = hera_connector_contract::canonical::EditorZone { offset_minutes: 60 };
+    });
+    let upstream = sim.port();
+    let tap = WireTap::start(move || upstream);
+    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+
+    let zoned = json!({"name": "2026-01-01T10:00:00+02:00"}).to_string();
+    let r = home.run(&["call", "manage_gameobject", "create", "--args", &zoned]);
+    // The Editor compared no hash and validated: the string is a date to it (D3).
+    assert_eq!(r.error_code(), "ARGUMENT_TYPE_MISMATCH", "{}", r.stderr);
+    home.run(&["call", "manage_gameobject", "create", "--args", r#"{"name":"Plain"}"#])
+        .expect(0);
+    let mut p = agent(&home);
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"2026-01-01T10:00:00+02:00"}}),
+    );
+    assert_eq!(a["code"], "ARGUMENT_TYPE_MISMATCH", "{a}");
+
+    let sent: Vec<Value> = tap
+        .commands("manage_gameobject")
+        .into_iter()
+        .map(|t| t.body)
+        .collect();
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert!(sent[0]["meta"]["arguments_hash"].is_null(), "{}", sent[0]);
+    assert!(sent[1]["meta"]["arguments_hash"].is_string(), "{}", sent[1]);
+    assert!(sent[2]["meta"]["arguments_hash"].is_null(), "{}", sent[2]);
+}
+
+/// D21: after a reload the new domain accepts requests before it writes its first heartbeat,
+/// so a reply can name the new domain epoch while the file still says `reloading` with the old
+/// one. Calls made across that window settle on the new epoch and succeed.
+#[test]
+fn a_reply_ahead_of_the_new_heartbeat_after_a_reload_is_settled() {
+    use hera_connector_sim::Reload;
+    let home = Home::new();
+    let sim = home.editor_with("Ahead", |c| {
+        c.quirks.heartbeat_after_listen = std::time::Duration::from_millis(1500);
+    });
+    home.run(&["call", "scene", "info"]).expect(0);
+    let mut p = agent(&home);
+    assert_eq!(
+        p.call_structured(
+            "tool_call",
+            json!({"name":"scene","arguments":{"action":"info"}})
+        )["success"],
+        true
+    );
+    let before = sim.domain_epoch();
+    sim.reload(Reload {
+        downtime: std::time::Duration::from_millis(200),
+        new_port: false,
+    });
+    assert!(sim.wait_ready_blocking(std::time::Duration::from_secs(10)));
+    assert_ne!(sim.domain_epoch(), before);
+    home.run(&["call", "scene", "info"]).expect(0);
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(a["success"], true, "{a}");
+}
