@@ -552,3 +552,53 @@ fn a_reply_ahead_of_the_new_heartbeat_after_a_reload_is_settled() {
     );
     assert_eq!(a["success"], true, "{a}");
 }
+
+/// D12: the Connector's test cancel looks only at runs started on the port it listens on now, so
+/// a run started before a reload that moved the port is not found: it answers success with
+/// `was_running: false` and the run goes on. (The simulator cancels every run; a tap in front
+/// of it plays that answer.) The agent is told nothing was cancelled, not that it was.
+#[test]
+fn a_cancel_that_cancelled_nothing_says_so() {
+    let home = Home::new();
+    let sim = home.editor("Cancel");
+    sim.with_editor(|e| e.set_job_delay(std::time::Duration::from_secs(3600)));
+    let upstream = sim.port();
+    let tap = WireTap::start_rewriting(
+        move || upstream,
+        |req, answer| {
+            let cancel = req.path == "/command"
+                && req.body["command"] == "run_tests"
+                && req.body["params"]["action"] == "cancel";
+            (cancel && answer["success"] == true).then(|| {
+                json!({"success": true, "message": "No test run was active.",
+                       "data": {"was_running": false}, "timings": answer["timings"]})
+            })
+        },
+    );
+    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+
+    let mut p = McpProc::start(home.path(), &[], &[], &[]);
+    p.ok(
+        "initialize",
+        json!({"protocolVersion":"2025-11-25",
+            "capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},
+            "clientInfo":{"name":"hera-test","version":"1"}}),
+    );
+    p.notify("notifications/initialized", None);
+    let created = p.ok(
+        "tools/call",
+        json!({"name":"tool_call","arguments":{"name":"run_tests","arguments":{"mode":"PlayMode"}}}),
+    );
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task = created["taskId"].as_str().unwrap().to_string();
+
+    let r = p.request("tasks/cancel", json!({"taskId": task}));
+    let err = &r["error"];
+    assert!(err.is_object(), "not reported as cancelled: {r}");
+    assert!(
+        err["message"].as_str().unwrap_or_default().contains("nothing was cancelled"),
+        "{r}"
+    );
+    assert_eq!(err["data"]["cancelled"], false, "{r}");
+    assert_eq!(tap.commands("run_tests").len(), 2, "the cancel was asked for");
+}
