@@ -102,6 +102,16 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
         if !done.date_like.is_empty() {
             explain_date_like(&mut f, &done.date_like);
         }
+        if env.code_str() == "OPERATION_IN_PROGRESS" {
+            f.envelope["suggestions"] = json!([format!(
+                "The Editor's ledger has operation {} as still running: either it is running \
+                 now, or it ran and the Editor failed to record its result, and then the record \
+                 stays until Unity reloads its scripts or an hour passes. Check in the Editor \
+                 whether the change happened; do not rerun it without --operation-id unless you \
+                 know it did not run",
+                done.operation_id
+            )]);
+        }
         if env.code_str() == "COMMAND_LOCK_TIMEOUT" {
             // Refused before anything ran; the operation id makes a rerun safe regardless.
             let again = if done.policy.uses_ledger() {

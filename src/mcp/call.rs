@@ -203,6 +203,14 @@ const LOCK_TIMEOUT_HINT: &str = "Nothing ran: another command held the Editor's 
     identical call is safe to repeat later; if this keeps happening, the blocking command ends \
     only when Unity reloads its scripts or restarts.";
 
+/// The Connector's ledger holds the operation as `running`: it runs now, or it ran and its
+/// result could not be recorded (the record then stays until a reload or for an hour).
+const IN_PROGRESS_HINT: &str = "The Editor's ledger has this operation as still running: \
+    either it is running now, or it ran and the Editor failed to record its result, and then the \
+    record stays until Unity reloads its scripts or an hour passes. Check in the Editor whether \
+    the change happened before anything else; do not repeat it under a new operation id unless \
+    you know it did not run.";
+
 /// Words a refusal caused by strings the Connector read as dates, for an agent: what happened,
 /// that repeating the call cannot help, and what may.
 fn explain_date_like(env: &mut Envelope, strings: &[DateLikeString]) {
@@ -330,8 +338,12 @@ impl AgentCalls {
         if !done.date_like.is_empty() {
             explain_date_like(&mut env, &done.date_like);
         }
-        if env.code.as_deref() == Some("COMMAND_LOCK_TIMEOUT") && env.agent_hint.is_none() {
-            env.agent_hint = Some(LOCK_TIMEOUT_HINT.into());
+        if env.agent_hint.is_none() {
+            env.agent_hint = match env.code.as_deref() {
+                Some("COMMAND_LOCK_TIMEOUT") => Some(LOCK_TIMEOUT_HINT.into()),
+                Some("OPERATION_IN_PROGRESS") => Some(IN_PROGRESS_HINT.into()),
+                _ => None,
+            };
         }
         // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
         // its own copy now, so both go before shaping makes more (a large result would

@@ -439,6 +439,21 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
         "{e}"
     );
     assert_eq!(creates(), 1, "it ran");
+    // Its record stays `running`: the repeat is answered from the ledger, not run again, and
+    // the answer says what that state can mean.
+    let again = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"A"}"#,
+        "--operation-id",
+        &op,
+    ]);
+    assert_eq!(again.error_code(), "OPERATION_IN_PROGRESS", "{}", again.stderr);
+    let why = again.error()["suggestions"][0].as_str().unwrap_or_default().to_string();
+    assert!(why.contains("failed to record its result") && why.contains(&op), "{why}");
+    assert_eq!(creates(), 1, "not run again");
 
     let mut p = agent(&home);
     sim.inject_matching(
@@ -457,6 +472,17 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
         "{a}"
     );
     assert_eq!(creates(), 2);
+    let again = p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"B"},
+               "operation_id": agent_op}),
+    );
+    assert_eq!(again["code"], "OPERATION_IN_PROGRESS", "{again}");
+    assert!(
+        again["agent_hint"].as_str().unwrap_or_default().contains("failed to record"),
+        "{again}"
+    );
+    assert_eq!(creates(), 2, "not run again");
 
     // An Editor that does not advertise its ledger: the person's change is sent once and the
     // same failure after it ran is still an unknown outcome, never resent.
