@@ -167,10 +167,17 @@ mod tests {
         assert_eq!(w(r"C:\İstanbul\Game"), "c:/istanbul/game");
         assert_eq!(lower_invariant("İ").encode_utf16().count(), 1);
         // Letters outside the runtime's table keep their case; full-width letters are lowered.
-        assert_eq!(lower_invariant("\u{2C00}\u{10400}ＡＢ"), "\u{2C00}\u{10400}ａｂ");
+        assert_eq!(
+            lower_invariant("\u{2C00}\u{10400}ＡＢ"),
+            "\u{2C00}\u{10400}ａｂ"
+        );
         assert_eq!(lower_invariant("ÀÉÎÕÜ Ω Я ϒ"), "àéîõü ω я υ");
         // Everyday paths lower exactly as before.
-        for p in [r"C:\Users\Me\Game", r"\\Server\Share\Unity\MyGame", "D:/ÄÖÜ/Projekt"] {
+        for p in [
+            r"C:\Users\Me\Game",
+            r"\\Server\Share\Unity\MyGame",
+            "D:/ÄÖÜ/Projekt",
+        ] {
             assert_eq!(w(p), w(p).to_lowercase(), "{p}");
         }
         // The id is over the runtime's lowering.

@@ -14,8 +14,7 @@ use crate::connector::{ClientKind, Preflight};
 use crate::policy::CallPolicy;
 use crate::session::{
     AnyTool, ApprovalAsk, Approver, CallError, CallEvent, CallOutcome, CallRequest, Caller,
-    DateLikeString,
-    Decision, IssuedApprovals, label,
+    DateLikeString, Decision, IssuedApprovals, label,
 };
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, IsTerminal, Write};

@@ -397,7 +397,9 @@ pub fn scan(home: &AgentHome) -> Result<Scan, DiscoveryError> {
                     scan.removed_dead.push(file);
                 }
                 // A stopped heartbeat is not a target anyway, and `status --port` still shows it.
-                EditorLiveness::PresumedGone { age_ms } if hb.state.as_deref() != Some("stopped") => {
+                EditorLiveness::PresumedGone { age_ms }
+                    if hb.state.as_deref() != Some("stopped") =>
+                {
                     scan.presumed_gone
                         .push((Instance::from_heartbeat(hb, file), age_ms));
                 }

@@ -4,18 +4,19 @@
 //! (connector-contract/README.md §1). This module reads them; it knows nothing of HTTP.
 //!
 //! - [`AgentHome`]: where the files are (`$HOME`/`%USERPROFILE%`, with an OS fallback).
-//! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted).
+//! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted, heartbeats whose
+//!   process cannot be checked and that stopped moving kept apart as presumed gone).
 //! - [`select`]: the selection rules (port, project, working directory via [`cwd_within`], newest).
 //! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
 //! - [`wait_for_alive`]: before a request, wait (bounded) for a busy Editor's heartbeat to move.
-//! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
+//! - [`find_project`]: follow a project across ports and domain reloads.
 //! - [`verify_listener`]: is the socket on the heartbeat's port the Editor's, or a stranger's?
 //! - [`Scan::ignored`]: heartbeat files not trusted (another owner, a writable directory, over
 //!   64 KiB, dated in the future), each with an [`IgnoreReason`].
 //!
 //! Files: `home` (directories), `instance` (reading one heartbeat, the scan), `liveness` (dead
-//! processes), `select` (the selection rules), `alive` (wait-for-alive), `watch` (following),
-//! `listener` (who holds the heartbeat's port).
+//! processes), `select` (the selection rules), `alive` (wait-for-alive), `listener` (who holds
+//! the heartbeat's port).
 
 mod alive;
 mod home;

@@ -198,9 +198,9 @@ fn reloading_on(
     project: Option<&str>,
 ) -> Result<Instance, DiscoveryError> {
     let wanted = project.map(norm);
-    let mut candidates = active.iter().filter(|i| {
-        !i.is_listening() && wanted.as_ref().is_none_or(|p| *p == i.normalized_path)
-    });
+    let mut candidates = active
+        .iter()
+        .filter(|i| !i.is_listening() && wanted.as_ref().is_none_or(|p| *p == i.normalized_path));
     match (candidates.next(), candidates.next()) {
         (Some(one), None) => Ok((*one).clone()),
         _ => Err(DiscoveryError::NoInstanceOnPort { port }),
@@ -379,7 +379,9 @@ mod tests {
         );
         // A heartbeat on the pinned port wins over any reloading one.
         assert_eq!(
-            select(&one, &sel(Some(8091), None, None)).unwrap().project_path,
+            select(&one, &sel(Some(8091), None, None))
+                .unwrap()
+                .project_path,
             "/p/B"
         );
         let two = scan(vec![

@@ -15,8 +15,7 @@ use crate::results::{
 };
 use crate::session::{
     AnyTool, CallError, CallEvent, CallOutcome, CallRequest, DateLikeString, EditorAnswer,
-    ErrorKind, Fault,
-    Session, ToolScope,
+    ErrorKind, Fault, Session, ToolScope,
 };
 use crate::tasks::{self, TaskState};
 use hera_connector_contract::task_id::{DurableTaskId, TaskKind};

@@ -171,15 +171,15 @@ mod tests {
     fn other_refusals_and_successes_name_nothing() {
         let a = args(json!({"name": "2024-01-02T03:04:05"}));
         assert!(
-            refused_date_strings(
-                &refusal("INVALID_ARGUMENT", json!({"path": "/name"})),
-                &a
-            )
-            .is_empty()
+            refused_date_strings(&refusal("INVALID_ARGUMENT", json!({"path": "/name"})), &a)
+                .is_empty()
         );
         assert!(
             refused_date_strings(
-                &refusal("ARGUMENT_TYPE_MISMATCH", json!({"path": "/missing", "actual": "Date"})),
+                &refusal(
+                    "ARGUMENT_TYPE_MISMATCH",
+                    json!({"path": "/missing", "actual": "Date"})
+                ),
                 &a
             )
             .is_empty()

@@ -213,7 +213,10 @@ fn a_date_like_string_the_editor_refuses_is_explained() {
     r.expect(1);
     let e = r.error();
     assert_eq!(e["code"], "ARGUMENT_TYPE_MISMATCH", "{e}");
-    assert_eq!(e["data"]["actual"], "Date", "the Editor's own data is kept: {e}");
+    assert_eq!(
+        e["data"]["actual"], "Date",
+        "the Editor's own data is kept: {e}"
+    );
     assert_eq!(
         e["data"]["date_like_strings"],
         json!([{"pointer": "/name", "value": when}]),
@@ -255,7 +258,11 @@ fn a_date_like_string_the_editor_refuses_is_explained() {
         "--args",
         r#"{"name": 5}"#,
     ]);
-    assert!(r.error()["data"]["date_like_strings"].is_null(), "{}", r.stderr);
+    assert!(
+        r.error()["data"]["date_like_strings"].is_null(),
+        "{}",
+        r.stderr
+    );
 }
 
 /// D5: where the OS cannot say whether the Editor's process runs (Windows builds without the
@@ -331,14 +338,22 @@ fn a_reload_that_writes_port_zero_is_waited_for_even_with_a_pinned_port() {
             downtime: std::time::Duration::from_millis(6500),
             new_port: false,
         });
-        assert_eq!(sim.heartbeat().port, 0, "the reloading heartbeat has no port");
+        assert_eq!(
+            sim.heartbeat().port,
+            0,
+            "the reloading heartbeat has no port"
+        );
     };
     let patient = [("HERA_AGENT_TIMEOUT_MS", "30000")];
 
     reload();
     let r = home.run_env(&["--port", &port, "call", "scene", "info"], &patient);
     r.expect(0);
-    assert!(r.elapsed >= std::time::Duration::from_secs(5), "{:?}", r.elapsed);
+    assert!(
+        r.elapsed >= std::time::Duration::from_secs(5),
+        "{:?}",
+        r.elapsed
+    );
 
     reload();
     let r = home.run_env(&["call", "scene", "info"], &patient);
@@ -380,16 +395,30 @@ fn a_call_queued_behind_a_hung_command_hears_the_lock_timeout_and_nothing_ran() 
         Fault::Hang { times: 1 },
     );
     let hung = home.run_env(
-        &["call", "manage_gameobject", "create", "--args", r#"{"name":"Stuck"}"#],
+        &[
+            "call",
+            "manage_gameobject",
+            "create",
+            "--args",
+            r#"{"name":"Stuck"}"#,
+        ],
         &[("HERA_AGENT_TIMEOUT_MS", "3000")],
     );
-    assert_eq!(hung.error_code(), "OPERATION_OUTCOME_UNKNOWN", "{}", hung.stderr);
+    assert_eq!(
+        hung.error_code(),
+        "OPERATION_OUTCOME_UNKNOWN",
+        "{}",
+        hung.stderr
+    );
     assert!(hung.error()["data"]["operation_id"].is_string());
 
     let r = home.run(&["call", "scene", "info"]);
     r.expect(1);
     assert_eq!(r.error_code(), "COMMAND_LOCK_TIMEOUT", "{}", r.stderr);
-    let why = r.error()["suggestions"][0].as_str().unwrap_or_default().to_string();
+    let why = r.error()["suggestions"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(why.starts_with("Nothing ran"), "{why}");
 
     let a = p.call_structured(
@@ -398,7 +427,10 @@ fn a_call_queued_behind_a_hung_command_hears_the_lock_timeout_and_nothing_ran() 
     );
     assert_eq!(a["code"], "COMMAND_LOCK_TIMEOUT", "{a}");
     assert!(
-        a["agent_hint"].as_str().unwrap_or_default().starts_with("Nothing ran"),
+        a["agent_hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Nothing ran"),
         "{a}"
     );
     let m = p.call_structured(
@@ -428,14 +460,23 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
         FaultMatch::tool("manage_gameobject"),
         Fault::UnserializableResult { times: 1 },
     );
-    let r = home.run(&["call", "manage_gameobject", "create", "--args", r#"{"name":"A"}"#]);
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"A"}"#,
+    ]);
     r.expect(1);
     let e = r.error();
     assert_eq!(e["code"], "OPERATION_OUTCOME_UNKNOWN", "{e}");
     assert_eq!(e["data"]["editor_code"], "INTERNAL_ERROR", "{e}");
     let op = e["data"]["operation_id"].as_str().unwrap().to_string();
     assert!(
-        e["message"].as_str().unwrap().contains(&format!("--operation-id {op}")),
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("--operation-id {op}")),
         "{e}"
     );
     assert_eq!(creates(), 1, "it ran");
@@ -450,9 +491,20 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
         "--operation-id",
         &op,
     ]);
-    assert_eq!(again.error_code(), "OPERATION_IN_PROGRESS", "{}", again.stderr);
-    let why = again.error()["suggestions"][0].as_str().unwrap_or_default().to_string();
-    assert!(why.contains("failed to record its result") && why.contains(&op), "{why}");
+    assert_eq!(
+        again.error_code(),
+        "OPERATION_IN_PROGRESS",
+        "{}",
+        again.stderr
+    );
+    let why = again.error()["suggestions"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        why.contains("failed to record its result") && why.contains(&op),
+        "{why}"
+    );
     assert_eq!(creates(), 1, "not run again");
 
     let mut p = agent(&home);
@@ -468,7 +520,10 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
     let agent_op = a["operation_id"].as_str().unwrap_or_default().to_string();
     assert!(!agent_op.is_empty(), "{a}");
     assert!(
-        a["agent_hint"].as_str().unwrap_or_default().contains(&agent_op),
+        a["agent_hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&agent_op),
         "{a}"
     );
     assert_eq!(creates(), 2);
@@ -479,7 +534,10 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
     );
     assert_eq!(again["code"], "OPERATION_IN_PROGRESS", "{again}");
     assert!(
-        again["agent_hint"].as_str().unwrap_or_default().contains("failed to record"),
+        again["agent_hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("failed to record"),
         "{again}"
     );
     assert_eq!(creates(), 2, "not run again");
@@ -496,7 +554,13 @@ fn a_failure_after_the_change_ran_is_an_unknown_outcome_with_its_operation_id() 
         FaultMatch::tool("manage_gameobject"),
         Fault::UnserializableResult { times: 1 },
     );
-    let r = home.run(&["call", "manage_gameobject", "create", "--args", r#"{"name":"C"}"#]);
+    let r = home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"C"}"#,
+    ]);
     r.expect(1);
     assert_eq!(r.error_code(), "OPERATION_OUTCOME_UNKNOWN", "{}", r.stderr);
     let editor_code = r.error()["data"]["editor_code"].clone();
@@ -525,8 +589,14 @@ fn an_offset_date_on_an_editor_outside_utc_is_sent_without_an_arguments_hash() {
     let r = home.run(&["call", "manage_gameobject", "create", "--args", &zoned]);
     // The Editor compared no hash and validated: the string is a date to it (D3).
     assert_eq!(r.error_code(), "ARGUMENT_TYPE_MISMATCH", "{}", r.stderr);
-    home.run(&["call", "manage_gameobject", "create", "--args", r#"{"name":"Plain"}"#])
-        .expect(0);
+    home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"Plain"}"#,
+    ])
+    .expect(0);
     let mut p = agent(&home);
     let a = p.call_structured(
         "tool_call",
@@ -622,9 +692,16 @@ fn a_cancel_that_cancelled_nothing_says_so() {
     let err = &r["error"];
     assert!(err.is_object(), "not reported as cancelled: {r}");
     assert!(
-        err["message"].as_str().unwrap_or_default().contains("nothing was cancelled"),
+        err["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("nothing was cancelled"),
         "{r}"
     );
     assert_eq!(err["data"]["cancelled"], false, "{r}");
-    assert_eq!(tap.commands("run_tests").len(), 2, "the cancel was asked for");
+    assert_eq!(
+        tap.commands("run_tests").len(),
+        2,
+        "the cancel was asked for"
+    );
 }
