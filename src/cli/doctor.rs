@@ -219,6 +219,21 @@ fn instance_checks(
         format!(" ({})", notes.join("; "))
     };
     if active == 0 {
+        let fix = if scan.presumed_gone.is_empty() {
+            INSTALL_FIX.to_string()
+        } else {
+            let files: Vec<String> = scan
+                .presumed_gone
+                .iter()
+                .map(|(i, _)| i.file.display().to_string())
+                .collect();
+            format!(
+                "Reopen the project in Unity. If Unity is in fact running, bring it to the front \
+                 (a modal dialog or a paused debugger stops its heartbeat); if it has quit, delete \
+                 {}",
+                files.join(", ")
+            )
+        };
         out.push(
             check(
                 "instances",
@@ -226,7 +241,7 @@ fn instance_checks(
                 Status::Fail,
                 format!("no running Editor{note}"),
             )
-            .fix(INSTALL_FIX),
+            .fix(fix),
         );
         out.push(skip("selection", "chosen instance", "no running Editor"));
         return None;
