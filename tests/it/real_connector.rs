@@ -705,3 +705,50 @@ fn a_cancel_that_cancelled_nothing_says_so() {
         "the cancel was asked for"
     );
 }
+
+/// D18: the Connector's reader refuses a body nested deeper than 64 levels as not JSON, whatever
+/// the tool's schema allows, so a client that sends one gets a bare `HTTP_INVALID_JSON`. Both
+/// front-ends refuse it locally with the reason; one level less is sent.
+#[test]
+fn arguments_nested_deeper_than_the_connector_reads_are_refused_before_sending() {
+    let home = Home::new();
+    let sim = home.editor("Deep");
+    sim.add_custom_tool(custom_tool("deep_tool", "strict", &["custom"]));
+    home.run(&["call", "scene", "info"]).expect(0);
+    let mut p = agent(&home);
+    // The body is {"params": {"deep": <value>}}: the value starts two levels down.
+    let nested = |levels: usize| -> Value {
+        let mut v = json!(1);
+        for _ in 0..levels {
+            v = json!([v]);
+        }
+        v
+    };
+    let sent = sim.requests_seen("/command");
+    let too_deep = json!({ "deep": nested(63) }).to_string();
+    let r = home.run(&["call", "deep_tool", "--args", &too_deep]);
+    assert_eq!(r.error_code(), "REQUEST_TOO_DEEP", "{}", r.stderr);
+    assert!(
+        r.error()["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 64")
+    );
+    let a = p.call_structured(
+        "tool_call",
+        json!({"name":"deep_tool","arguments":{"deep": nested(63)}}),
+    );
+    assert_eq!(a["code"], "REQUEST_TOO_DEEP", "{a}");
+    assert_eq!(sim.requests_seen("/command"), sent, "nothing sent");
+
+    let fits = json!({ "deep": nested(62) }).to_string();
+    // Sent, and parsed by the Editor (whose validator then has its own say about `deep`).
+    let r = home.run(&["call", "deep_tool", "--args", &fits]);
+    assert!(
+        r.code == 0
+            || !["REQUEST_TOO_DEEP", "HTTP_INVALID_JSON"].contains(&r.error_code().as_str()),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(sim.requests_seen("/command"), sent + 1, "sent");
+}
