@@ -17,8 +17,9 @@
 //!    predict, `CATALOG_STALE` (reload the catalog; resend under the same id only if this call's
 //!    contract is unchanged, so a ledger replays instead of running twice). A reply that is not
 //!    an envelope is the connector's broken exchange: resent under the same id only when safe;
-//! 8. the answer, decoded once, with the long job it started, if any; a change that failed in a
-//!    way that may have come after it ran is an unknown outcome with its operation id.
+//! 8. the answer, decoded once, with the long job it started, if any, and the argument strings
+//!    behind a refusal the Connector made because it read them as dates; a change that failed
+//!    in a way that may have come after it ran is an unknown outcome with its operation id.
 
 use super::approval::{ApprovalAsk, Approver, Caller, Decision, same_summary};
 use super::editor::{ProjectSwitch, Session};
