@@ -71,8 +71,38 @@ pub fn normalize_project_path(path: &str, flavor: PathFlavor) -> String {
         out.push('.');
     }
     match flavor {
-        PathFlavor::Windows => out.to_lowercase(),
+        PathFlavor::Windows => lower_invariant(&out),
         PathFlavor::Unix => out,
+    }
+}
+
+/// Lower-cases the way the Windows Editor's runtime does for the Connector's invariant-culture
+/// lowering: one UTF-16 unit at a time, each to exactly one unit, never looking at neighbours.
+/// So a final `Σ` becomes `σ` (not the word-final `ς` of [`str::to_lowercase`]) and `İ`
+/// becomes a plain `i` (not `i` plus a combining dot). The runtime's table covers U+0000 to
+/// U+24CF and U+FF21 upward (the full-width letters); everything between, and every character
+/// outside the Basic Multilingual Plane (two UTF-16 units, each lowered alone), stays as it is.
+/// Three Greek upsilon symbols get the runtime's own mapping (U+03D2 to U+03D4 become the
+/// plain, acute and diaeresis upsilon), which Unicode does not define.
+pub fn lower_invariant(text: &str) -> String {
+    text.chars().map(lower_invariant_char).collect()
+}
+
+fn lower_invariant_char(c: char) -> char {
+    match c {
+        '\u{0130}' => 'i',
+        '\u{03D2}' => '\u{03C5}',
+        '\u{03D3}' => '\u{03CD}',
+        '\u{03D4}' => '\u{03CB}',
+        '\u{24D0}'..='\u{FF20}' | '\u{10000}'.. => c,
+        _ => {
+            // Outside U+0130 every lowercase mapping of a BMP character is one character.
+            let mut lower = c.to_lowercase();
+            match (lower.next(), lower.next()) {
+                (Some(one), None) => one,
+                _ => c,
+            }
+        }
     }
 }
 
@@ -124,6 +154,36 @@ mod tests {
         assert_eq!(
             normalize_project_path(r"C:\Users\Me\Game\", PathFlavor::Windows),
             "c:/users/me/game"
+        );
+    }
+
+    #[test]
+    fn windows_lowering_maps_each_character_alone_as_the_editor_runtime_does() {
+        let w = |p| normalize_project_path(p, PathFlavor::Windows);
+        // A word-final capital sigma is an ordinary sigma, not the final form.
+        assert_eq!(w(r"C:\Projects\ΟΔΟΣ"), "c:/projects/οδοσ");
+        assert_eq!(w(r"C:\ΣΣ\Game"), "c:/σσ/game");
+        // The dotted capital I is one plain i: the path keeps its length in UTF-16 units.
+        assert_eq!(w(r"C:\İstanbul\Game"), "c:/istanbul/game");
+        assert_eq!(lower_invariant("İ").encode_utf16().count(), 1);
+        // Letters outside the runtime's table keep their case; full-width letters are lowered.
+        assert_eq!(
+            lower_invariant("\u{2C00}\u{10400}ＡＢ"),
+            "\u{2C00}\u{10400}ａｂ"
+        );
+        assert_eq!(lower_invariant("ÀÉÎÕÜ Ω Я ϒ"), "àéîõü ω я υ");
+        // Everyday paths lower exactly as before.
+        for p in [
+            r"C:\Users\Me\Game",
+            r"\\Server\Share\Unity\MyGame",
+            "D:/ÄÖÜ/Projekt",
+        ] {
+            assert_eq!(w(p), w(p).to_lowercase(), "{p}");
+        }
+        // The id is over the runtime's lowering.
+        assert_eq!(
+            project_id_for(r"C:\Projects\ΟΔΟΣ", PathFlavor::Windows),
+            crate::canonical::sha256_prefixed("c:/projects/οδοσ".as_bytes())
         );
     }
 }

@@ -35,6 +35,37 @@ pub const MAX_BATCH_ITEMS: usize = 50;
 pub const MAX_PENDING_REQUESTS: usize = 64;
 /// The most a client reads of a response body.
 pub const MAX_RESPONSE_BODY: usize = 50 * 1024 * 1024;
+/// The Connector's JSON reader refuses a body whose objects and arrays nest deeper than this
+/// (`HTTP_INVALID_JSON`), whatever the schema says.
+pub const MAX_BODY_DEPTH: usize = 64;
+
+/// The deepest nesting of objects and arrays in JSON text (0 for a scalar), counted over the
+/// bytes: brackets inside strings do not count. Linear, no allocation; for malformed text the
+/// count is still bounded by the number of opening brackets.
+pub fn nesting_depth(text: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &c in text {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
 
 /// Folder names under `~/.hera-agent-unity/`.
 pub const BASE_DIR_NAME: &str = ".hera-agent-unity";

@@ -14,7 +14,7 @@ use crate::connector::{ClientKind, Preflight};
 use crate::policy::CallPolicy;
 use crate::session::{
     AnyTool, ApprovalAsk, Approver, CallError, CallEvent, CallOutcome, CallRequest, Caller,
-    Decision, IssuedApprovals, label,
+    DateLikeString, Decision, IssuedApprovals, label,
 };
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, IsTerminal, Write};
@@ -100,7 +100,63 @@ pub async fn run(g: &Globals, a: CallArgs) -> Result<u8, Failure> {
         print_success(env);
         Ok(exit::OK)
     } else {
-        Err(Failure::from_envelope(env))
+        let mut f = Failure::from_envelope(env);
+        if !done.date_like.is_empty() {
+            explain_date_like(&mut f, &done.date_like);
+        }
+        if env.code_str() == "OPERATION_IN_PROGRESS" {
+            f.envelope["suggestions"] = json!([format!(
+                "The Editor's ledger has operation {} as still running: either it is running \
+                 now, or it ran and the Editor failed to record its result, and then the record \
+                 stays until Unity reloads its scripts or an hour passes. Check in the Editor \
+                 whether the change happened; do not rerun it without --operation-id unless you \
+                 know it did not run",
+                done.operation_id
+            )]);
+        }
+        if env.code_str() == "COMMAND_LOCK_TIMEOUT" {
+            // Refused before anything ran; the operation id makes a rerun safe regardless.
+            let again = if done.policy.uses_ledger() {
+                format!(" (with --operation-id {})", done.operation_id)
+            } else {
+                String::new()
+            };
+            f.envelope["suggestions"] = json!([format!(
+                "Nothing ran: another command held the Editor's command lock for the Connector's \
+                 whole wait (120 s), such as a long synchronous tool or a hung one. Rerun the \
+                 same command later{again}; if it keeps happening, the blocking command ends only \
+                 when Unity reloads its scripts or restarts"
+            )]);
+        }
+        Err(f)
+    }
+}
+
+/// Words a refusal caused by strings the Connector read as dates, for a person: what happened
+/// and how to get past it (the data keeps the strings for scripts).
+fn explain_date_like(f: &mut Failure, strings: &[DateLikeString]) {
+    let named: Vec<String> = strings
+        .iter()
+        .map(|d| format!("{:?} (--args {})", d.value, d.pointer))
+        .collect();
+    let why = format!(
+        "Unity's Connector reads any argument string shaped like an ISO date-time as a date \
+         before checking it, so {} was refused as a date, not taken as text. Rerunning the same \
+         command fails the same way: change the text so it is not a bare date-time (for example \
+         a space instead of the 'T', or a word before it)",
+        named.join(", ")
+    );
+    let mut suggestions = f.envelope["suggestions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    suggestions.insert(0, json!(why));
+    f.envelope["suggestions"] = Value::Array(suggestions);
+    let list: Vec<Value> = strings.iter().map(DateLikeString::to_json).collect();
+    if f.envelope["data"].is_object() {
+        f.envelope["data"]["date_like_strings"] = Value::Array(list);
+    } else if f.envelope["data"].is_null() {
+        f.envelope["data"] = json!({"date_like_strings": list});
     }
 }
 

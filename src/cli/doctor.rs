@@ -182,7 +182,6 @@ fn instance_checks(
     scan: &discovery::Scan,
     out: &mut Vec<Check>,
 ) -> Option<discovery::Instance> {
-    let now = now_ms();
     let active = scan.active().count();
     let mut notes = Vec::new();
     if !scan.removed_dead.is_empty() {
@@ -200,14 +199,15 @@ fn instance_checks(
     }
     // Where the OS cannot check the pid, an old heartbeat is presumed to be a dead Editor's.
     let presumed: Vec<String> = scan
-        .active()
-        .filter_map(|i| match judge(&i.heartbeat, now) {
-            EditorLiveness::PresumedGone { age_ms } => Some(format!(
-                "{} (heartbeat {} s old, process not verifiable)",
+        .presumed_gone
+        .iter()
+        .map(|(i, age_ms)| {
+            format!(
+                "{} (heartbeat {} s old, process not verifiable; delete {} if Unity has quit)",
                 i.project_path,
-                age_ms / 1000
-            )),
-            _ => None,
+                age_ms / 1000,
+                i.file.display()
+            )
         })
         .collect();
     if !presumed.is_empty() {
@@ -219,6 +219,21 @@ fn instance_checks(
         format!(" ({})", notes.join("; "))
     };
     if active == 0 {
+        let fix = if scan.presumed_gone.is_empty() {
+            INSTALL_FIX.to_string()
+        } else {
+            let files: Vec<String> = scan
+                .presumed_gone
+                .iter()
+                .map(|(i, _)| i.file.display().to_string())
+                .collect();
+            format!(
+                "Reopen the project in Unity. If Unity is in fact running, bring it to the front \
+                 (a modal dialog or a paused debugger stops its heartbeat); if it has quit, delete \
+                 {}",
+                files.join(", ")
+            )
+        };
         out.push(
             check(
                 "instances",
@@ -226,7 +241,7 @@ fn instance_checks(
                 Status::Fail,
                 format!("no running Editor{note}"),
             )
-            .fix(INSTALL_FIX),
+            .fix(fix),
         );
         out.push(skip("selection", "chosen instance", "no running Editor"));
         return None;

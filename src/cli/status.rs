@@ -62,6 +62,12 @@ pub async fn run(g: &Globals, json_out: bool) -> Result<u8, Failure> {
         }
         others.push(describe(i, now).await);
     }
+    // Never chosen (the process cannot be checked and the heartbeat stopped moving), but shown.
+    for (i, _) in &scan.presumed_gone {
+        let mut d = describe(i, now).await;
+        d["presumed_gone"] = json!(true);
+        others.push(d);
+    }
     match chosen {
         Ok(inst) => {
             let d = describe(&inst, now).await;
@@ -72,8 +78,13 @@ pub async fn run(g: &Globals, json_out: bool) -> Result<u8, Failure> {
                 if !others.is_empty() {
                     println!("Other Editors:");
                     for o in &others {
+                        let gone = if o["presumed_gone"] == true {
+                            ", presumed gone: heartbeat not moving, process not checkable"
+                        } else {
+                            ""
+                        };
                         println!(
-                            "  {} (port {}, {})",
+                            "  {} (port {}, {}{gone})",
                             o["project_path"].as_str().unwrap_or(""),
                             o["port"],
                             o["state"].as_str().unwrap_or("")

@@ -458,6 +458,19 @@ impl ConnectorClient {
                 ),
             });
         }
+        // Nested deeper than the Connector's reader allows, the body is not JSON to it.
+        let depth = hera_connector_contract::wire::nesting_depth(&body);
+        if depth > hera_connector_contract::wire::MAX_BODY_DEPTH {
+            return Err(ConnectorError::InvalidRequest {
+                code: "REQUEST_TOO_DEEP",
+                message: format!(
+                    "the request nests objects and arrays {depth} levels deep; the Unity \
+                     Connector reads at most {} levels (the arguments sit two levels down), so \
+                     it was not sent. Flatten the arguments",
+                    hera_connector_contract::wire::MAX_BODY_DEPTH
+                ),
+            });
+        }
         let start = Instant::now();
         let deadline = start + timeout;
         let resend_until = deadline.min(start + RETRY_CEILING);

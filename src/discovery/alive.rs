@@ -161,8 +161,8 @@ pub async fn wait_for_alive_observed(
 }
 
 /// Why the project has no active heartbeat, when the scan shows the Editor really ended (as
-/// opposed to a file being rewritten): it wrote `stopped`, or this scan found its process dead
-/// and removed the file.
+/// opposed to a file being rewritten): it wrote `stopped`, this scan found its process dead
+/// and removed the file, or its process cannot be checked and its heartbeat stopped moving.
 fn quit_reason(scan: &Scan, instance: &Instance) -> Option<String> {
     if let Some(stopped) = scan
         .instances
@@ -174,6 +174,17 @@ fn quit_reason(scan: &Scan, instance: &Instance) -> Option<String> {
             stopped
                 .pid()
                 .map_or_else(|| "unknown".to_string(), |p| p.to_string())
+        ));
+    }
+    if let Some((_, age_ms)) = scan
+        .presumed_gone
+        .iter()
+        .find(|(i, _)| i.normalized_path == instance.normalized_path)
+    {
+        return Some(format!(
+            "its heartbeat has not moved for {} s and its process cannot be checked on this \
+             system, so the Editor is presumed gone",
+            age_ms / 1000
         ));
     }
     scan.removed_dead.contains(&instance.file).then(|| {

@@ -2,7 +2,7 @@
 
 use super::DiscoveryError;
 use super::home::AgentHome;
-use super::liveness::pid_alive;
+use super::liveness::{EditorLiveness, judge};
 use hera_connector_contract::identity::{PathFlavor, normalize_project_path, project_id};
 use hera_connector_contract::wire::Heartbeat;
 use std::path::{Path, PathBuf};
@@ -102,6 +102,10 @@ pub struct Scan {
     pub unreadable: Vec<(PathBuf, String)>,
     /// Heartbeats of dead processes that this scan deleted.
     pub removed_dead: Vec<PathBuf>,
+    /// Heartbeats whose process the OS cannot check and that have not moved for longer than
+    /// [`super::liveness::PRESUMED_GONE_AFTER_MS`], with their age: presumed to be a dead
+    /// Editor's, so never chosen, but kept on disk (shown by `status` and `doctor`).
+    pub presumed_gone: Vec<(Instance, i64)>,
     /// Files that were not trusted as heartbeats, with the reason (never used, never deleted).
     pub ignored: Vec<IgnoredHeartbeat>,
 }
@@ -332,8 +336,11 @@ fn claims(path: &Path) -> (Option<String>, Option<u16>) {
     }
 }
 
-/// Scans `<base>/instances/*.json` once, fresh (no caching). Heartbeats of processes the OS
-/// confirms dead are deleted, as the Go client does, so a crashed Editor stops being chosen.
+/// Scans `<base>/instances/*.json` once, fresh (no caching). Each heartbeat is judged by
+/// [`judge`]: those of processes the OS confirms dead are deleted, as the Go client does, so a
+/// crashed Editor stops being chosen; where the OS cannot tell (no pid, or no check on this
+/// platform), a heartbeat older than two minutes goes to [`Scan::presumed_gone`] instead of
+/// [`Scan::instances`] (the Connector may never write `stopped`, and never deletes its file).
 /// Blocking: up to 200 ms per damaged file because of the read retry.
 pub fn scan(home: &AgentHome) -> Result<Scan, DiscoveryError> {
     let dir = home.instances_dir();
@@ -383,15 +390,21 @@ pub fn scan(home: &AgentHome) -> Result<Scan, DiscoveryError> {
                     claimed_port: Some(hb.port),
                 });
             }
-            Ok(hb) => {
-                if hb.pid.and_then(pid_alive) == Some(false) {
+            Ok(hb) => match judge(&hb, now) {
+                EditorLiveness::Gone => {
                     // Best effort: another client may have removed it first.
                     let _ = std::fs::remove_file(&file);
                     scan.removed_dead.push(file);
-                    continue;
                 }
-                scan.instances.push(Instance::from_heartbeat(hb, file));
-            }
+                // A stopped heartbeat is not a target anyway, and `status --port` still shows it.
+                EditorLiveness::PresumedGone { age_ms }
+                    if hb.state.as_deref() != Some("stopped") =>
+                {
+                    scan.presumed_gone
+                        .push((Instance::from_heartbeat(hb, file), age_ms));
+                }
+                _ => scan.instances.push(Instance::from_heartbeat(hb, file)),
+            },
             Err(ReadFailure::Vanished) => {}
             Err(ReadFailure::Unreadable(reason)) => scan.unreadable.push((file, reason)),
             Err(ReadFailure::Ignored(reason)) => {

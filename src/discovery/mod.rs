@@ -4,18 +4,19 @@
 //! (connector-contract/README.md §1). This module reads them; it knows nothing of HTTP.
 //!
 //! - [`AgentHome`]: where the files are (`$HOME`/`%USERPROFILE%`, with an OS fallback).
-//! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted).
+//! - [`scan`]: one fresh, tolerant pass (partial-file retry, dead pids deleted, heartbeats whose
+//!   process cannot be checked and that stopped moving kept apart as presumed gone).
 //! - [`select`]: the selection rules (port, project, working directory via [`cwd_within`], newest).
 //! - [`discover`]: `select` with the initial wait, for commands that need an Editor now.
 //! - [`wait_for_alive`]: before a request, wait (bounded) for a busy Editor's heartbeat to move.
-//! - [`find_project`] / [`ProjectWatch`]: follow a project across ports and domain reloads.
+//! - [`find_project`]: follow a project across ports and domain reloads.
 //! - [`verify_listener`]: is the socket on the heartbeat's port the Editor's, or a stranger's?
 //! - [`Scan::ignored`]: heartbeat files not trusted (another owner, a writable directory, over
 //!   64 KiB, dated in the future), each with an [`IgnoreReason`].
 //!
 //! Files: `home` (directories), `instance` (reading one heartbeat, the scan), `liveness` (dead
-//! processes), `select` (the selection rules), `alive` (wait-for-alive), `watch` (following),
-//! `listener` (who holds the heartbeat's port).
+//! processes), `select` (the selection rules), `alive` (wait-for-alive), `listener` (who holds
+//! the heartbeat's port).
 
 mod alive;
 mod home;
@@ -191,15 +192,18 @@ impl DiscoveryError {
     }
 }
 
-/// Scans and selects, waiting up to `min(timeout, 5 s)` for a matching Editor, re-scanning with
-/// back-off 500 ms → 1000 ms → 1500 ms (capped). Terminal errors return at once.
+/// Scans and selects, waiting up to `min(timeout, 5 s)` for a matching Editor to appear, and up
+/// to the whole `timeout` while the chosen one is there but not listening (`port: 0`, as during
+/// a domain reload), re-scanning with back-off 500 ms → 1000 ms → 1500 ms (capped). Terminal
+/// errors return at once.
 pub async fn discover(
     home: &AgentHome,
     sel: &Selector,
     timeout: Duration,
 ) -> Result<Instance, DiscoveryError> {
-    let wait = timeout.min(INITIAL_WAIT_CAP);
-    let deadline = Instant::now() + wait;
+    let started = Instant::now();
+    let appear_deadline = started + timeout.min(INITIAL_WAIT_CAP);
+    let listen_deadline = started + timeout;
     let mut pause = Duration::from_millis(500);
     loop {
         let attempt = match scan_async(home).await {
@@ -211,6 +215,10 @@ pub async fn discover(
             Err(e) if e.is_terminal() => return Err(e),
             Err(e) => {
                 let now = Instant::now();
+                let deadline = match e {
+                    DiscoveryError::NotListening { .. } => listen_deadline,
+                    _ => appear_deadline,
+                };
                 if now >= deadline {
                     return Err(e);
                 }

@@ -125,8 +125,9 @@ fn explain_ignored(scan: &Scan, sel: &Selector, e: DiscoveryError) -> DiscoveryE
 fn select_any(scan: &Scan, sel: &Selector) -> Result<Instance, DiscoveryError> {
     let active: Vec<&Instance> = scan.active().collect();
     if let Some(port) = sel.port {
-        let hit = newest(active.iter().copied().filter(|i| i.port() == port))
-            .ok_or(DiscoveryError::NoInstanceOnPort { port })?;
+        let Some(hit) = newest(active.iter().copied().filter(|i| i.port() == port)) else {
+            return reloading_on(&active, port, sel.project.as_deref());
+        };
         if let Some(project) = &sel.project
             && norm(project) != hit.normalized_path
         {
@@ -183,6 +184,27 @@ fn select_any(scan: &Scan, sel: &Selector) -> Result<Instance, DiscoveryError> {
         }
     }
     Ok(newest(active.into_iter()).expect("non-empty").clone())
+}
+
+/// No active heartbeat names `port`. An Editor whose listener stopped before it wrote its
+/// `reloading` heartbeat says `port: 0` for the whole domain reload, so the pinned port may be
+/// that Editor's: when exactly one active heartbeat has no port (of the requested project, if
+/// one was given), it is chosen, and [`select`] reports it as not listening yet, which callers
+/// wait for within their timeout. The wait ends with a heartbeat that has a port again; a
+/// caller that has not followed an Editor yet checks that it is the pinned one.
+fn reloading_on(
+    active: &[&Instance],
+    port: u16,
+    project: Option<&str>,
+) -> Result<Instance, DiscoveryError> {
+    let wanted = project.map(norm);
+    let mut candidates = active
+        .iter()
+        .filter(|i| !i.is_listening() && wanted.as_ref().is_none_or(|p| *p == i.normalized_path));
+    match (candidates.next(), candidates.next()) {
+        (Some(one), None) => Ok((*one).clone()),
+        _ => Err(DiscoveryError::NoInstanceOnPort { port }),
+    }
 }
 
 /// `status --port N` without a project also sees `stopped` instances (§1.6 step 5).
@@ -330,6 +352,46 @@ mod tests {
         ));
         assert!(parse_port("0").unwrap().is_none());
         assert!(parse_port("x").is_err());
+    }
+
+    /// D9: with the port pinned, the one Editor that is reloading with `port: 0` may be the
+    /// pinned port's, so it is chosen (and reported as not listening, which callers wait for);
+    /// two such Editors, or one of another requested project, are not guessed between.
+    #[test]
+    fn a_pinned_port_waits_for_the_one_editor_reloading_without_a_port() {
+        let one = scan(vec![
+            inst("a.json", "/p/A", 0, 100, "reloading"),
+            inst("b.json", "/p/B", 8091, 200, "ready"),
+        ]);
+        assert_eq!(
+            select(&one, &sel(Some(8090), None, None)),
+            Err(DiscoveryError::NotListening {
+                project: "/p/A".into()
+            })
+        );
+        assert!(matches!(
+            select(&one, &sel(Some(8090), Some("/p/A"), None)),
+            Err(DiscoveryError::NotListening { .. })
+        ));
+        assert_eq!(
+            select(&one, &sel(Some(8090), Some("/p/C"), None)),
+            Err(DiscoveryError::NoInstanceOnPort { port: 8090 })
+        );
+        // A heartbeat on the pinned port wins over any reloading one.
+        assert_eq!(
+            select(&one, &sel(Some(8091), None, None))
+                .unwrap()
+                .project_path,
+            "/p/B"
+        );
+        let two = scan(vec![
+            inst("a.json", "/p/A", 0, 100, "reloading"),
+            inst("c.json", "/p/C", 0, 150, "reloading"),
+        ]);
+        assert_eq!(
+            select(&two, &sel(Some(8090), None, None)),
+            Err(DiscoveryError::NoInstanceOnPort { port: 8090 })
+        );
     }
 
     #[test]

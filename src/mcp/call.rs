@@ -14,8 +14,8 @@ use crate::results::{
     InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result,
 };
 use crate::session::{
-    AnyTool, CallError, CallEvent, CallOutcome, CallRequest, EditorAnswer, ErrorKind, Fault,
-    Session, ToolScope,
+    AnyTool, CallError, CallEvent, CallOutcome, CallRequest, DateLikeString, EditorAnswer,
+    ErrorKind, Fault, Session, ToolScope,
 };
 use crate::tasks::{self, TaskState};
 use hera_connector_contract::task_id::{DurableTaskId, TaskKind};
@@ -194,6 +194,45 @@ pub fn refusal(e: CallError, native: bool) -> Envelope {
     env
 }
 
+/// The Connector answers `COMMAND_LOCK_TIMEOUT` before it runs anything: another command held
+/// its one command lock for the whole wait (a long synchronous tool, or a handler that never
+/// finishes and keeps the lock until Unity reloads).
+const LOCK_TIMEOUT_HINT: &str = "Nothing ran: another command held the Editor's command lock \
+    for the Connector's whole wait (120 s), such as a long synchronous tool or a hung one. The \
+    identical call is safe to repeat later; if this keeps happening, the blocking command ends \
+    only when Unity reloads its scripts or restarts.";
+
+/// The Connector's ledger holds the operation as `running`: it runs now, or it ran and its
+/// result could not be recorded (the record then stays until a reload or for an hour).
+const IN_PROGRESS_HINT: &str = "The Editor's ledger has this operation as still running: \
+    either it is running now, or it ran and the Editor failed to record its result, and then the \
+    record stays until Unity reloads its scripts or an hour passes. Check in the Editor whether \
+    the change happened before anything else; do not repeat it under a new operation id unless \
+    you know it did not run.";
+
+/// Words a refusal caused by strings the Connector read as dates, for an agent: what happened,
+/// that repeating the call cannot help, and what may.
+fn explain_date_like(env: &mut Envelope, strings: &[DateLikeString]) {
+    let named: Vec<String> = strings
+        .iter()
+        .map(|d| format!("{:?} at {}", d.value, d.pointer))
+        .collect();
+    env.agent_hint = Some(format!(
+        "The Editor read {} as a date, not as text: the Unity Connector turns every argument \
+         string shaped like an ISO date-time (or /Date(...)/) into a date before it checks the \
+         arguments, so a string parameter refuses it and a date-time parameter refuses every \
+         value. Repeating the call unchanged fails the same way. If the text is yours to choose, \
+         change it so it is no longer a bare date-time (for example a space instead of the 'T', \
+         or a word before it); otherwise no client can pass this value to this tool.",
+        named.join(", ")
+    ));
+    let list: Vec<Value> = strings.iter().map(DateLikeString::to_json).collect();
+    let data = env.data.get_or_insert_with(|| json!({}));
+    if let Some(d) = data.as_object_mut() {
+        d.insert("date_like_strings".into(), Value::Array(list));
+    }
+}
+
 impl AgentCalls {
     pub fn timeout(&self) -> Duration {
         self.session.timeout()
@@ -296,6 +335,16 @@ impl AgentCalls {
         });
         let ambiguous = done.ambiguity.clone();
         let project_id = done.project_id.clone();
+        if !done.date_like.is_empty() {
+            explain_date_like(&mut env, &done.date_like);
+        }
+        if env.agent_hint.is_none() {
+            env.agent_hint = match env.code.as_deref() {
+                Some("COMMAND_LOCK_TIMEOUT") => Some(LOCK_TIMEOUT_HINT.into()),
+                Some("OPERATION_IN_PROGRESS") => Some(IN_PROGRESS_HINT.into()),
+                _ => None,
+            };
+        }
         // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
         // its own copy now, so both go before shaping makes more (a large result would
         // otherwise be held four times at once).

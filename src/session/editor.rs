@@ -862,6 +862,14 @@ impl Session {
                 Ok(fresh) => {
                     if let Some(c) = self.client() {
                         c.update_instance(fresh.clone());
+                    } else if let Some(port) = self.selector.port
+                        && fresh.port() != port
+                    {
+                        // A `port: 0` heartbeat was waited for as the pinned port's Editor
+                        // (see `discovery::select`); it came back listening elsewhere.
+                        return Err(CallError::from(ConnectorError::Discovery(
+                            DiscoveryError::NoInstanceOnPort { port },
+                        )));
                     }
                     fresh
                 }

@@ -15,6 +15,7 @@
 //!   a path or name that denotes more than one GameObject.
 //! - `pipeline`: the one call pipeline; [`CallOutcome`] or [`CallError`], in no front-end's words.
 //! - `error`: [`CallError`], the one error type of this layer.
+//! - `dates`: which argument strings the Editor refused because its reader took them for dates.
 //!
 //! Nothing here knows MCP, JSON-RPC, a terminal or an exit code: the front-ends parse, word the
 //! answer and keep their protocol; every rule about a call is decided here once.
@@ -24,6 +25,7 @@
 #![allow(clippy::result_large_err)]
 
 mod approval;
+mod dates;
 mod editor;
 mod error;
 mod pipeline;
@@ -33,6 +35,7 @@ mod validate;
 mod view;
 
 pub(crate) use approval::{ApprovalAsk, Approver, Caller, Decision, IssuedApprovals};
+pub(crate) use dates::DateLikeString;
 pub(crate) use editor::{Session, SessionOptions};
 pub(crate) use error::{CallError, ErrorKind, is_approval_code};
 pub(crate) use pipeline::{CallEvent, CallOutcome, CallRequest, EditorAnswer};

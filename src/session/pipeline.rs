@@ -17,8 +17,9 @@
 //!    predict, `CATALOG_STALE` (reload the catalog; resend under the same id only if this call's
 //!    contract is unchanged, so a ledger replays instead of running twice). A reply that is not
 //!    an envelope is the connector's broken exchange: resent under the same id only when safe;
-//! 8. the answer, decoded once, with the long job it started, if any; a change that failed in a
-//!    way that may have come after it ran is an unknown outcome with its operation id.
+//! 8. the answer, decoded once, with the long job it started, if any, and the argument strings
+//!    behind a refusal the Connector made because it read them as dates; a change that failed
+//!    in a way that may have come after it ran is an unknown outcome with its operation id.
 
 use super::approval::{ApprovalAsk, Approver, Caller, Decision, same_summary};
 use super::editor::{ProjectSwitch, Session};
@@ -79,6 +80,9 @@ pub struct EditorAnswer {
     /// The call named a GameObject by a path or name that denotes more than one, or created
     /// one whose path another already has (found by one read after the call; see `subject`).
     pub ambiguity: Option<subject::Ambiguity>,
+    /// The Editor refused argument strings because its reader took them for dates (empty
+    /// otherwise); the front-end explains it.
+    pub date_like: Vec<super::DateLikeString>,
 }
 
 impl EditorAnswer {
@@ -481,6 +485,7 @@ impl Session {
                 reply.operation_id.as_str(),
                 now_ms(),
             );
+            let date_like = super::dates::refused_date_strings(&reply.envelope, &arguments);
             return Ok(CallOutcome::Answered(Box::new(EditorAnswer {
                 envelope: reply.envelope,
                 policy,
@@ -489,6 +494,7 @@ impl Session {
                 job,
                 events,
                 ambiguity,
+                date_like,
             })));
         }
     }

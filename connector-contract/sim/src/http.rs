@@ -38,8 +38,8 @@ const READ_DEADLINE: Duration = Duration::from_secs(30);
 /// With [`crate::Quirks::drain_oversized_bodies`], bodies over the limit are still read up to
 /// this size, so the client reads a clean 413 instead of a reset caused by unread bytes.
 const DRAIN_LIMIT: usize = 16 * 1024 * 1024;
-/// The reader's nesting limit: deeper bodies are not JSON to the Connector.
-const MAX_BODY_DEPTH: usize = 64;
+// The reader's nesting limit (deeper bodies are not JSON to the Connector), shared with clients.
+use hera_connector_contract::wire::{MAX_BODY_DEPTH, nesting_depth};
 
 pub const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
@@ -550,31 +550,6 @@ fn parse_object(body: &[u8], started: Instant) -> Option<ParsedRequest> {
 
 /// The deepest container nesting of a JSON text (strings skipped); only meaningful for text
 /// that then parses.
-fn nesting_depth(b: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &c in b {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

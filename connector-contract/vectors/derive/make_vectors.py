@@ -95,6 +95,13 @@ PATHS = [
      "The UNC volume \\\\server\\share keeps its two leading separators: //server/share/unity/mygame."),
     ("windows non-ascii case folding", "D:\\\u00c9quipe\\\u00dcBER\\Spiel", "windows",
      "Lowercasing is Unicode-aware (invariant culture): \u00c9 -> \u00e9, \u00dc -> \u00fc."),
+    ("windows word-final capital sigma", "C:\\Projects\\\u039f\u0394\u039f\u03a3", "windows",
+     "Each character is lowered alone: a final \u03a3 becomes \u03c3, never the final form \u03c2."),
+    ("windows dotted capital I", "C:\\\u0130stanbul\\Game", "windows",
+     "\u0130 becomes a plain i, one character, without a combining dot: c:/istanbul/game."),
+    ("windows letters outside the runtime's case table", "C:\\\u2c00\\\U00010400\\\uff21", "windows",
+     "The runtime lowers U+0000-U+24CF and U+FF21 up only, one UTF-16 unit at a time: Glagolitic and "
+     "Deseret capitals keep their case, the full-width A is lowered."),
 ]
 
 

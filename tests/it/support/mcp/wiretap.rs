@@ -32,6 +32,10 @@ pub struct Tapped {
     pub body: Value,
 }
 
+/// Replaces the body of an answer: given the request and the upstream's body, `Some(new body)`.
+/// A test uses it to play a Connector answer the simulator does not give.
+pub type Rewrite = dyn Fn(&Tapped, &Value) -> Option<Value> + Send + Sync;
+
 pub struct WireTap {
     port: u16,
     seen: Arc<Mutex<Vec<Tapped>>>,
@@ -42,6 +46,15 @@ impl WireTap {
     /// Listens on 127.0.0.1 (OS-assigned port) and forwards to `127.0.0.1:<upstream()>`, asked
     /// afresh for each connection so the tap follows an upstream that moves.
     pub fn start(upstream: impl Fn() -> u16 + Send + Sync + 'static) -> WireTap {
+        Self::start_rewriting(upstream, |_, _| None)
+    }
+
+    /// [`WireTap::start`], with the answers `rewrite` returns a body for replaced by it.
+    pub fn start_rewriting(
+        upstream: impl Fn() -> u16 + Send + Sync + 'static,
+        rewrite: impl Fn(&Tapped, &Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> WireTap {
+        let rewrite: Arc<Rewrite> = Arc::new(rewrite);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind the wire tap");
         let port = listener.local_addr().unwrap().port();
         listener.set_nonblocking(true).unwrap();
@@ -56,8 +69,9 @@ impl WireTap {
                     Ok((client, _)) => {
                         let seen = seen2.clone();
                         let up = upstream();
+                        let rewrite = rewrite.clone();
                         std::thread::spawn(move || {
-                            if let Err(e) = relay(client, up, &seen) {
+                            if let Err(e) = relay(client, up, &seen, rewrite.as_ref()) {
                                 eprintln!("wire tap: {e}");
                             }
                         });
@@ -97,7 +111,12 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-fn relay(mut client: TcpStream, upstream: u16, seen: &Mutex<Vec<Tapped>>) -> std::io::Result<()> {
+fn relay(
+    mut client: TcpStream,
+    upstream: u16,
+    seen: &Mutex<Vec<Tapped>>,
+    rewrite: &Rewrite,
+) -> std::io::Result<()> {
     client.set_nonblocking(false)?;
     client.set_read_timeout(Some(IO_TIMEOUT))?;
     client.set_write_timeout(Some(IO_TIMEOUT))?;
@@ -140,20 +159,39 @@ fn relay(mut client: TcpStream, upstream: u16, seen: &Mutex<Vec<Tapped>>) -> std
     }
     let body_end = (head_end + length).min(buf.len());
     let body = serde_json::from_slice(&buf[head_end..body_end]).unwrap_or(Value::Null);
-    seen.lock().unwrap().push(Tapped { path, body });
+    let tapped = Tapped { path, body };
+    seen.lock().unwrap().push(tapped.clone());
 
     let mut up = TcpStream::connect(("127.0.0.1", upstream))?;
     up.set_read_timeout(Some(IO_TIMEOUT))?;
     up.set_write_timeout(Some(IO_TIMEOUT))?;
     up.write_all(&buf)?;
     up.flush()?;
+    // The whole answer (the upstream closes after one), then possibly a replaced body.
+    let mut answer = Vec::new();
     loop {
         let n = up.read(&mut chunk)?;
         if n == 0 {
             break;
         }
-        client.write_all(&chunk[..n])?;
+        answer.extend_from_slice(&chunk[..n]);
+        if answer.len() > MAX_REQUEST_BYTES {
+            return Err(std::io::Error::other("answer too large for the tap"));
+        }
     }
+    if let Some(head_end) = find(&answer, b"\r\n\r\n").map(|i| i + 4)
+        && let Ok(old) = serde_json::from_slice::<Value>(&answer[head_end..])
+        && let Some(new) = rewrite(&tapped, &old)
+    {
+        let body = new.to_string();
+        let head: String = String::from_utf8_lossy(&answer[..head_end])
+            .lines()
+            .filter(|l| !l.is_empty() && !l.to_ascii_lowercase().starts_with("content-length:"))
+            .map(|l| format!("{l}\r\n"))
+            .collect();
+        answer = format!("{head}content-length: {}\r\n\r\n{body}", body.len()).into_bytes();
+    }
+    client.write_all(&answer)?;
     client.flush()?;
     Ok(())
 }
