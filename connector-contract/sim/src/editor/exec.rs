@@ -784,7 +784,7 @@ mod tests {
             )["result"],
             "Player"
         );
-        let before = h.ok("console", json!({"lines": 0}))["total"]
+        let before = h.ok("console", json!({"lines": 0}))["total_in_console"]
             .as_u64()
             .unwrap();
         let d = h.ok(
@@ -792,16 +792,16 @@ mod tests {
             json!({"code": "UnityEngine.Debug.Log(\"hello \" + 5);"}),
         );
         assert_eq!(d["logs"][0]["message"], "hello 5");
-        let after = h.ok("console", json!({"lines": 1}));
-        assert_eq!(after["entries"][0]["message"], "hello 5");
-        assert_eq!(after["total"].as_u64().unwrap(), before + 1);
+        let after = h.ok("console", json!({"lines": 1, "stacktrace": "none"}));
+        assert_eq!(after["entries"][0], "hello 5");
+        assert_eq!(after["total_in_console"].as_u64().unwrap(), before + 1);
         // compile_only has no side effects.
         h.ok(
             "exec",
             json!({"code": "Debug.Log(\"quiet\");", "compile_only": true}),
         );
         assert_eq!(
-            h.ok("console", json!({"lines": 1}))["entries"][0]["message"],
+            h.ok("console", json!({"lines": 1, "stacktrace": "none"}))["entries"][0],
             "hello 5"
         );
         assert_eq!(
