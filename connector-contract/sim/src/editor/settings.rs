@@ -532,7 +532,7 @@ mod tests {
         assert_eq!(inv.reload.unwrap().reason, ReloadReason::ScriptCompile);
         assert_eq!(
             h.ok("manage_settings", json!({"action": "get_player"}))["scripting_backend"],
-            "il2cpp"
+            "IL2CPP"
         );
         assert_eq!(h.err("manage_settings", json!({"action": "set_graphics", "render_pipeline_asset": "Assets/Materials/Ground.mat"})), "ASSET_TYPE_MISMATCH");
         h.ok(
