@@ -453,6 +453,10 @@ row("profiler", "disable", "no data", {}, ABSENT)
 row("profiler", "clear", "no data", {}, ABSENT)
 
 # ---- bake -----------------------------------------------------------------------------------
+# The test opens the project with com.unity.ai.navigation installed, so a surface can be added.
+row("manage_gameobject", "create", "for a surface", {"name": "NavProbe"}, GOSHAPE)
+row("manage_components", "add", "surface", {"path": "NavProbe", "type": "NavMeshSurface"},
+    {"instance_id": I, "component": COMP})
 row("bake", "status", "lighting idle", {"area": "lighting"},
     {"area": S, "state": S, "has_baked_data": B, "progress?": N})
 row("bake", "status", "occlusion", {"area": "occlusion"},
@@ -555,9 +559,9 @@ row("run_tests", "-", "async", {"mode": "EditMode", "async_results": True},
 row("run_tests", "cancel", "running", {},
     {"$or": [{"was_running": B},
              {"was_running": B, "run_ids": [S], "nunit_cancel_requested": B}]})
-row("manage_packages", "add", "", {"identifier": "com.unity.ai.navigation"}, JOB)
+row("manage_packages", "add", "", {"identifier": "com.unity.cinemachine"}, JOB)
 row("manage_packages", "embed", "", {"identifier": "com.unity.test-framework"}, JOB)
-row("manage_packages", "remove", "", {"identifier": "com.unity.ai.navigation"}, JOB)
+row("manage_packages", "remove", "", {"identifier": "com.unity.ide.rider"}, JOB)
 row("console", "-", "clear", {"clear": True}, ABSENT)
 row("reserialize", "-", "whole project", {}, ABSENT)
 
