@@ -20,7 +20,8 @@ Shape language (JSON):
   [S]                 an array whose items have shape S; [S1, S2, ...] a fixed-length tuple;
   {"$or": [S1, S2]}   either shape;
   "$absent"           (top level only) the reply has no `data` key at all.
-In args, "$HOME" stands for the simulator's home folder, where the test writes `in.txt`.
+In args, "$HOME" stands for the simulator's home folder, where the test writes `in.txt`, and
+"$advance_ms": N lets N ms of Editor time pass before the call (it is not sent).
 
     python3 connector-contract/vectors/derive/payload_shapes.py          # (re)write the file
     python3 connector-contract/vectors/derive/payload_shapes.py --check  # fail if it is stale
@@ -277,9 +278,11 @@ row("manage_prefab", "unpack", "outermost", {"target": "/PrefabProbe", "mode": "
 # ---- manage_settings ------------------------------------------------------------------------
 row("manage_settings", "get_audio", "", {},
     {"volume": N, "doppler_factor": N, "rolloff_scale": N})
-row("manage_settings", "get_graphics", "", {},
+# A null where the schema says string: agreement by the contract's rule (reference types may be
+# null), but a strict validator rejects it.
+row("manage_settings", "get_graphics", "built-in pipeline", {},
     {"render_pipeline_asset": SN, "render_pipeline_asset_path": SN,
-     "using_scriptable_render_pipeline": B})
+     "using_scriptable_render_pipeline": B}, "breaks")
 row("manage_settings", "get_input", "", {},
     {"total": I, "returned": I, "truncated": B,
      "axes": [{"name": S, "sensitivity": N, "gravity": N, "dead": N}]})
@@ -440,8 +443,11 @@ row("profiler", "status", "camelCase", {},
     {"enabled": B, "firstFrame": I, "lastFrame": I, "frameCount": I, "isPlaying": B})
 HIER = {"frame": I, "threadIndex": I, "parent": I, "parentName": S, "depth": I,
         "children": [PROFILER_ITEM]}
-row("profiler", "hierarchy", "single frame", {}, HIER)
+row("profiler", "hierarchy", "single frame", {"$advance_ms": 1000}, HIER)
 row("profiler", "-", "default action", {}, HIER)
+row("profiler", "hierarchy", "averaged", {"frames": 5},
+    {"frameCount": I, "threadIndex": I, "root": S,
+     "items": [{"name": S, "avgTotalMs": N, "avgSelfMs": N, "avgCalls": N, "appearedIn": I}]})
 row("profiler", "stats", "", {},
     {"is_playing": B, "render_available": B,
      "render?": {"draw_calls": I, "set_pass_calls": I, "batches": I, "triangles": I,
@@ -483,7 +489,7 @@ row("build", "set_settings", "dry run", {"development": True, "dry_run": True},
     {"applied": {"*": B}, "dry_run": B})
 row("build", "add_scene", "", {"path": "Assets/Scenes/Extra.unity"}, {"scenes": BSCENES})
 row("build", "remove_scene", "", {"path": "Assets/Scenes/Extra.unity"}, {"scenes": BSCENES})
-row("build", "status", "idle", {}, {"state": S, "last_report": "object|null"})
+row("build", "status", "idle", {}, {"state": S, "last_report": "object|null"}, "breaks")
 row("build", "start", "queued", {}, {"queued": B, "target": S, "output_path": S, "port": I})
 
 # ---- tool-level tools -----------------------------------------------------------------------
@@ -559,11 +565,12 @@ row("run_tests", "-", "async", {"mode": "EditMode", "async_results": True},
 row("run_tests", "cancel", "running", {},
     {"$or": [{"was_running": B},
              {"was_running": B, "run_ids": [S], "nunit_cancel_requested": B}]})
+row("console", "-", "clear", {"clear": True}, ABSENT)
+row("reserialize", "-", "whole project", {}, ABSENT)
+# Last: a finished package job reloads the domain.
 row("manage_packages", "add", "", {"identifier": "com.unity.cinemachine"}, JOB)
 row("manage_packages", "embed", "", {"identifier": "com.unity.test-framework"}, JOB)
 row("manage_packages", "remove", "", {"identifier": "com.unity.ide.rider"}, JOB)
-row("console", "-", "clear", {"clear": True}, ABSENT)
-row("reserialize", "-", "whole project", {}, ABSENT)
 
 
 def render():

@@ -522,6 +522,31 @@ fn enum_values(key: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// A serialized property value as the Connector reads it: scalars as JSON scalars (which the
+/// published schema's open objects do not admit), an enum as `{value: index, name}`.
+fn sp_value(key: &str, v: &Value) -> Value {
+    match (enum_values(key), v.as_str()) {
+        (Some(opts), Some(s)) => match opts.iter().position(|o| *o == s) {
+            Some(i) => json!({"value": i, "name": s}),
+            None => json!({"value": 0, "name": null}),
+        },
+        _ => v.clone(),
+    }
+}
+
+/// The `SerializedPropertyType` name of a setting.
+fn sp_type(key: &str, v: &Value) -> &'static str {
+    if enum_values(key).is_some() {
+        return "Enum";
+    }
+    match v {
+        Value::Bool(_) => "Boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "Integer",
+        Value::Number(_) => "Float",
+        _ => "String",
+    }
+}
+
 pub fn import_settings(
     ed: &mut Editor,
     action: Option<&str>,
@@ -541,10 +566,14 @@ pub fn import_settings(
         .get("importer")
         .cloned()
         .unwrap_or(json!("DefaultImporter"));
+    // Serialized names (`m_MaxTextureSize`) and the simulator's own (`maxTextureSize`) both
+    // name a setting.
     let find_key = |want: &str| {
+        let bare = want.strip_prefix("m_").unwrap_or(want);
         importer
             .keys()
-            .find(|k| k.eq_ignore_ascii_case(want))
+            .filter(|k| k.as_str() != "importer")
+            .find(|k| k.eq_ignore_ascii_case(bare))
             .cloned()
     };
     let missing = |want: &str| {
@@ -559,15 +588,24 @@ pub fn import_settings(
     };
     match action.unwrap_or("") {
         "get" => match a.str("property")? {
-            None => ok(
-                format!("Importer settings of {path}."),
-                json!({"path": path, "importer": importer_type, "settings": importer}),
-            ),
+            None => {
+                let props: Map<String, Value> = importer
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "importer")
+                    .map(|(k, v)| (k.clone(), sp_value(k, v)))
+                    .collect();
+                ok(
+                    format!("{} for {path}", importer_type.as_str().unwrap_or("")),
+                    json!({"path": path, "importer_type": importer_type, "properties": props}),
+                )
+            }
             Some(p) => {
                 let key = find_key(p).ok_or_else(|| missing(p))?;
                 ok(
-                    format!("{key} of {path}."),
-                    json!({"path": path, "importer": importer_type, "property": key, "value": importer[&key]}),
+                    format!("{}.{key}", importer_type.as_str().unwrap_or("")),
+                    json!({"path": path, "importer_type": importer_type, "property": p,
+                           "property_type": sp_type(&key, &importer[&key]),
+                           "value": sp_value(&key, &importer[&key])}),
                 )
             }
         },
@@ -628,13 +666,13 @@ pub fn import_settings(
                     }
                 }
             };
-            let previous = cur.clone();
             if let Some(x) = ed.assets.get_mut(&path) {
                 x.importer.insert(key.clone(), value.clone());
             }
             ok(
                 format!("Set {key} on {path} and reimported it."),
-                json!({"path": path, "importer": importer_type, "property": key, "previous": previous, "value": value, "reimported": true}),
+                json!({"path": path, "importer_type": importer_type, "property": p,
+                       "property_type": sp_type(&key, &value), "value": sp_value(&key, &value)}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -732,9 +770,10 @@ pub fn reserialize(
     a: Args,
     _ctx: &InvokeContext,
 ) -> Handled {
-    let paths = match a.strings("paths")? {
-        Some(p) if !p.is_empty() => p,
-        _ => ed
+    let given = a.strings("paths")?.filter(|p| !p.is_empty());
+    let paths = match given.clone() {
+        Some(p) => p,
+        None => ed
             .assets
             .entries
             .iter()
@@ -763,9 +802,10 @@ pub fn reserialize(
         )
         .with_data(json!({"missing": missing})));
     }
+    // The reply echoes the requested paths; the whole project's reserialization has no data.
     ok(
         format!("Reserialized {} asset(s).", done.len()),
-        json!({"reserialized": done, "count": done.len()}),
+        given.map_or(Value::Null, |p| json!({ "paths": p })),
     )
 }
 
@@ -790,7 +830,7 @@ pub fn refresh(ed: &mut Editor, _action: Option<&str>, a: Args, ctx: &InvokeCont
         return Err(Fail::invalid("compile", "expected none or request"));
     }
     let requested = compile == "request";
-    let data = json!({"refreshed": true, "scope": scope, "mode": mode, "imported": 0, "compile_requested": requested});
+    let data = json!({"refresh_triggered": true, "compile_requested": requested, "force": force});
     if requested {
         ed.compiling_since_ms = Some(ctx.now_ms);
         return Ok(Invocation::ok(
@@ -921,16 +961,15 @@ mod tests {
             "manage_asset_import",
             json!({"action": "get", "path": "Assets/Textures/Grass.png"}),
         );
-        assert_eq!(g["importer"], "TextureImporter");
+        assert_eq!(g["importer_type"], "TextureImporter");
+        assert_eq!(g["properties"]["maxTextureSize"], 2048);
         h.ok("manage_asset_import", json!({"action": "set", "path": "Assets/Textures/Grass.png", "property": "texturetype", "value": "sprite"}));
-        assert_eq!(h.ok("manage_asset_import", json!({"action": "get", "path": "Assets/Textures/Grass.png", "property": "textureType"}))["value"], "Sprite");
+        assert_eq!(h.ok("manage_asset_import", json!({"action": "get", "path": "Assets/Textures/Grass.png", "property": "textureType"}))["value"], json!({"value": 2, "name": "Sprite"}));
         assert_eq!(h.err("manage_asset_import", json!({"action": "set", "path": "Assets/Textures/Grass.png", "property": "maxTextureSize", "value": 1000})), "INVALID_PARAM");
         assert_eq!(h.err("manage_asset_import", json!({"action": "set", "path": "Assets/Textures/Grass.png", "property": "bogus", "value": 1})), "IMPORTER_PROPERTY_NOT_FOUND");
-        assert!(
-            h.ok("reserialize", json!({"paths": ["Assets/Textures"]}))["count"]
-                .as_u64()
-                .unwrap()
-                == 1
+        assert_eq!(
+            h.ok("reserialize", json!({"paths": ["Assets/Textures"]})),
+            json!({"paths": ["Assets/Textures"]})
         );
         assert_eq!(
             h.err("reserialize", json!({"paths": ["Assets/Nope"]})),
