@@ -1,6 +1,6 @@
 //! Every built-in action's success payload against the handler's real shape
 //! (`connector-contract/vectors/tool-payloads-reference.tsv`, written by
-//! `vectors/derive/payload_shapes.py` from connector-contract/README.md §3): keys, casing,
+//! `vectors/derive/payload_shapes.py` from connector-contract/README.md ("Payload shapes")): keys, casing,
 //! nesting, JSON types and nulls, and whether the payload fits the action's own published
 //! `data` schema. The rows run in order over real HTTP against one simulator; a call the
 //! Connector asks to approve is preflighted and sent again with its token, as a client would.

@@ -426,7 +426,7 @@ pub fn selection_json(ed: &Editor, durable: bool) -> Value {
                 let scene = ed.world.scene(o.scene);
                 let mut v = json!({
                     "instance_id": id, "name": o.name, "kind": "scene",
-                    "path": ed.world.path_of(*id), "type": "GameObject",
+                    "path": format!("/{}", ed.world.path_of(*id)), "type": "GameObject",
                 });
                 if durable {
                     let scene_guid = scene

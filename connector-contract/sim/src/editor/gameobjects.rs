@@ -501,7 +501,7 @@ pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContex
                 let v = match f.as_str() {
                     "instance_id" => json!(id),
                     "name" => json!(o.name),
-                    "path" => json!(w.path_of(*id)),
+                    "path" => json!(format!("/{}", w.path_of(*id))),
                     "scene" => json!(w.scene(o.scene).map(|s| s.name())),
                     "active" => json!(w.active_in_hierarchy(*id)),
                     _ => json!(format!("GlobalObjectId_V1-2-{:032x}-{}-0", o.scene, id * 7919)),
@@ -539,7 +539,7 @@ mod tests {
         assert_eq!(c["transform"]["scale"], c["transform"]["local_scale"]);
         let f = h.ok("find_gameobjects", json!({"name": "cube", "fields": "all"}));
         assert_eq!(f["total"], 1);
-        assert_eq!(f["results"][0]["path"], "Cube");
+        assert_eq!(f["results"][0]["path"], "/Cube");
         assert_eq!(f["results"][0]["scene"], "SampleScene");
         let child = h.ok(
             "manage_gameobject",

@@ -195,7 +195,7 @@ fn get(ed: &Editor, group: &'static str, a: Args) -> Handled {
             .map(|k| (k.to_string(), g.get(*k).cloned().unwrap_or(Value::Null)))
             .collect()
     };
-    // Each group's typed result class, under its snake_case names (connector-contract/README.md §3).
+    // Each group's typed result class, under its snake_case names (connector-contract/README.md ("Payload shapes")).
     let data = match group {
         "physics" => Value::Object(pick(&[
             "gravity",
