@@ -229,7 +229,10 @@ fn payloads_that_break_their_published_schemas_reach_the_agent_intact() {
         let n = structured(&native.call(tool, args.clone()));
         assert_eq!(n["success"], true, "{tool} {n}");
         assert_fits_output_schema(&native_list, tool, &n);
-        assert_eq!(n["data"], s["data"], "{tool}: both exposures carry the same payload");
+        assert_eq!(
+            n["data"], s["data"],
+            "{tool}: both exposures carry the same payload"
+        );
         match tool {
             "manage_material" => assert!(s["data"]["value"].is_number(), "{s}"),
             "find_gameobjects" => assert!(s["data"]["results"][0].is_i64(), "{s}"),

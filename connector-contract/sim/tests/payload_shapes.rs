@@ -206,10 +206,15 @@ fn send(f: &Fixture, home: &str, row: &Row) -> Value {
 #[test]
 fn every_action_returns_the_handlers_payload_shape() {
     let f = start();
-    f.sim
-        .with_editor(|ed| ed.add_installed_package("com.unity.ai.navigation", "2.0.9", "AI Navigation"));
+    f.sim.with_editor(|ed| {
+        ed.add_installed_package("com.unity.ai.navigation", "2.0.9", "AI Navigation")
+    });
     let home = f.home.path().to_str().unwrap().to_string();
-    std::fs::write(f.home.path().join("in.txt"), "imported by the payload-shape test\n").unwrap();
+    std::fs::write(
+        f.home.path().join("in.txt"),
+        "imported by the payload-shape test\n",
+    )
+    .unwrap();
     let schemas = published_data_schemas(&f);
     let dump = std::env::var_os("HERA_PAYLOAD_DUMP").is_some();
     let pending: BTreeSet<&str> = PENDING

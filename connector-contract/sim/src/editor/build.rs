@@ -82,12 +82,13 @@ impl Default for BuildState {
 }
 
 fn scenes_json(ed: &Editor) -> Value {
-    json!(ed
-        .build
-        .scenes
-        .iter()
-        .map(|s| json!({"path": s.path, "enabled": s.enabled}))
-        .collect::<Vec<_>>())
+    json!(
+        ed.build
+            .scenes
+            .iter()
+            .map(|s| json!({"path": s.path, "enabled": s.enabled}))
+            .collect::<Vec<_>>()
+    )
 }
 
 fn settings_json(ed: &Editor) -> Value {

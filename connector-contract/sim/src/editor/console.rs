@@ -115,11 +115,7 @@ pub fn handle_console(
         .filter(|(_, e)| types.contains(&e.kind))
         .collect();
     let matched = matching.len();
-    let cap = if lines == 0 {
-        matched
-    } else {
-        lines as usize
-    };
+    let cap = if lines == 0 { matched } else { lines as usize };
     let picked: &[(usize, &LogEntry)] = if since_given {
         &matching[..matched.min(cap)]
     } else {

@@ -343,7 +343,10 @@ fn add_layer(ed: &mut Editor, a: Args) -> Handled {
         ));
     };
     ed.chrome.layers[index] = Some(name.clone());
-    ok(format!("Layer '{name}' added at index {index}."), Value::Null)
+    ok(
+        format!("Layer '{name}' added at index {index}."),
+        Value::Null,
+    )
 }
 
 fn remove_layer(ed: &mut Editor, a: Args) -> Handled {
@@ -366,7 +369,10 @@ fn remove_layer(ed: &mut Editor, a: Args) -> Handled {
         ));
     }
     ed.chrome.layers[index] = None;
-    ok(format!("Layer '{name}' removed from index {index}."), Value::Null)
+    ok(
+        format!("Layer '{name}' removed from index {index}."),
+        Value::Null,
+    )
 }
 
 pub fn tags_layers_json(ed: &Editor) -> Value {
@@ -375,11 +381,7 @@ pub fn tags_layers_json(ed: &Editor) -> Value {
         .layers
         .iter()
         .enumerate()
-        .filter_map(|(i, l)| {
-            l.as_ref().map(|n| {
-                json!({"index": i, "name": n})
-            })
-        })
+        .filter_map(|(i, l)| l.as_ref().map(|n| json!({"index": i, "name": n})))
         .collect();
     json!({"tags": ed.chrome.tags, "layers": layers})
 }

@@ -754,18 +754,12 @@ mod tests {
     #[test]
     fn editor_exec_evaluates_the_supported_subset() {
         let mut h = Harness::new();
-        assert_eq!(
-            h.ok("exec", json!({"code": "return 40 + 2;"})),
-            42
-        );
+        assert_eq!(h.ok("exec", json!({"code": "return 40 + 2;"})), 42);
         assert_eq!(
             h.ok("exec", json!({"code": "var x = 3; return x * (2 + 1.5);"})),
             10.5
         );
-        assert_eq!(
-            h.ok("exec", json!({"code": "return \"a\" + 1;"})),
-            "a1"
-        );
+        assert_eq!(h.ok("exec", json!({"code": "return \"a\" + 1;"})), "a1");
         assert_eq!(
             h.ok(
                 "exec",
@@ -820,10 +814,7 @@ mod tests {
             ),
             -5
         );
-        assert_eq!(
-            h.ok("exec", json!({"code": "return !(1 == 2);"})),
-            true
-        );
+        assert_eq!(h.ok("exec", json!({"code": "return !(1 == 2);"})), true);
         let nested = format!("return {}1{};", "(".repeat(60), ")".repeat(60));
         assert_eq!(h.ok("exec", json!({"code": nested})), 1);
         assert_eq!(

@@ -408,7 +408,14 @@ fn set_transform(ed: &mut Editor, a: Args) -> Handled {
 }
 
 /// The projection fields a `fields` list may name (`id` is an alias of `instance_id`).
-const FIELDS: [&str; 6] = ["instance_id", "name", "path", "scene", "active", "global_id"];
+const FIELDS: [&str; 6] = [
+    "instance_id",
+    "name",
+    "path",
+    "scene",
+    "active",
+    "global_id",
+];
 
 pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
     let name = a.str("name")?.map(str::to_lowercase);
@@ -444,7 +451,8 @@ pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContex
         })
         .collect();
     // Sorted by hierarchy path (ordinal), then paged.
-    let mut matches: Vec<(String, i64)> = matches.into_iter().map(|id| (w.path_of(id), id)).collect();
+    let mut matches: Vec<(String, i64)> =
+        matches.into_iter().map(|id| (w.path_of(id), id)).collect();
     matches.sort();
     let total = matches.len();
     let page: Vec<i64> = matches
@@ -458,7 +466,12 @@ pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContex
     let ids = a.flag("ids")?;
     let names = a.flag("names")?;
     let fields = a.str("fields")?;
-    if [ids, names, fields.is_some()].iter().filter(|x| **x).count() > 1 {
+    if [ids, names, fields.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count()
+        > 1
+    {
         return Err(Fail::new(
             "INVALID_PROJECTION",
             "Use at most one of ids, names and fields.",
@@ -466,21 +479,29 @@ pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContex
     }
     let fields: Vec<String> = match fields {
         None => vec!["instance_id".into(), "name".into()],
-        Some(f) if f.trim().eq_ignore_ascii_case("all") => FIELDS[..5]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        Some(f) if f.trim().eq_ignore_ascii_case("all") => {
+            FIELDS[..5].iter().map(|s| s.to_string()).collect()
+        }
         Some(f) => f
             .split(',')
             .map(|s| s.trim().to_ascii_lowercase())
             .filter(|s| !s.is_empty())
-            .map(|s| if s == "id" { "instance_id".to_string() } else { s })
+            .map(|s| {
+                if s == "id" {
+                    "instance_id".to_string()
+                } else {
+                    s
+                }
+            })
             .collect(),
     };
     if let Some(bad) = fields.iter().find(|f| !FIELDS.contains(&f.as_str())) {
         return Err(Fail::new(
             "INVALID_FIELDS",
-            format!("Unknown field '{bad}'; known: {}, id, all.", FIELDS.join(", ")),
+            format!(
+                "Unknown field '{bad}'; known: {}, id, all.",
+                FIELDS.join(", ")
+            ),
         )
         .with_data(json!({"field": bad})));
     }
@@ -504,7 +525,11 @@ pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContex
                     "path" => json!(format!("/{}", w.path_of(*id))),
                     "scene" => json!(w.scene(o.scene).map(|s| s.name())),
                     "active" => json!(w.active_in_hierarchy(*id)),
-                    _ => json!(format!("GlobalObjectId_V1-2-{:032x}-{}-0", o.scene, id * 7919)),
+                    _ => json!(format!(
+                        "GlobalObjectId_V1-2-{:032x}-{}-0",
+                        o.scene,
+                        id * 7919
+                    )),
                 };
                 m.insert(f.clone(), v);
             }

@@ -103,10 +103,18 @@ fn slop_area(id: &str) -> (&'static str, &'static str) {
 
 fn find<'a>(entries: &'a [Entry], kind: &str, want: &str) -> Result<&'a Entry, Fail> {
     let norm = want.to_ascii_lowercase().replace(['-', ' '], "_");
-    entries.iter().find(|(id, _, _)| *id == norm).ok_or_else(|| {
-        Fail::new("GUIDE_ENTRY_NOT_FOUND", format!("No {kind} entry '{want}'."))
-            .with_data(json!({"id": want, "available": entries.iter().map(|e| e.0).collect::<Vec<_>>()}))
-    })
+    entries
+        .iter()
+        .find(|(id, _, _)| *id == norm)
+        .ok_or_else(|| {
+            Fail::new(
+                "GUIDE_ENTRY_NOT_FOUND",
+                format!("No {kind} entry '{want}'."),
+            )
+            .with_data(
+                json!({"id": want, "available": entries.iter().map(|e| e.0).collect::<Vec<_>>()}),
+            )
+        })
 }
 
 fn wanted(id: Option<&str>) -> Option<&str> {
@@ -198,7 +206,10 @@ mod tests {
             h.ok("game_feel", json!({"topic": "screen-shake"}))["key"],
             "screen_shake"
         );
-        assert_eq!(h.ok("ui_slop", json!({"id": "list"}))["areas"][0]["area"], "A");
+        assert_eq!(
+            h.ok("ui_slop", json!({"id": "list"}))["areas"][0]["area"],
+            "A"
+        );
         assert_eq!(h.ok("ui_slop", json!({"id": "mixed_fonts"}))["area"], "C");
         assert_eq!(
             h.err("ui_slop", json!({"id": "nope"})),

@@ -368,7 +368,10 @@ mod tests {
         assert_eq!(h.err("manage_material", json!({"action": "set", "path": "Assets/Materials/Red.mat", "property": "_Nope", "value": 1})), "MATERIAL_PROPERTY_NOT_FOUND");
         let ss = h.ok("manage_material", json!({"action": "set_shader", "path": "Assets/Materials/Red.mat", "shader": "Unlit/Color"}));
         assert_eq!(ss["shader"], "Unlit/Color");
-        let red = h.ok("manage_material", json!({"action": "get", "path": "Assets/Materials/Red.mat", "property": "_Color"}));
+        let red = h.ok(
+            "manage_material",
+            json!({"action": "get", "path": "Assets/Materials/Red.mat", "property": "_Color"}),
+        );
         assert_eq!(red["value"]["r"], 1.0);
         let found = h.ok(
             "manage_assets",

@@ -542,6 +542,9 @@ mod tests {
                 > 0
         );
         h.ok("profiler", json!({"action": "clear"}));
-        assert_eq!(h.ok("profiler", json!({"action": "status"}))["frameCount"], 0);
+        assert_eq!(
+            h.ok("profiler", json!({"action": "status"}))["frameCount"],
+            0
+        );
     }
 }

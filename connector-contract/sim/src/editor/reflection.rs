@@ -819,7 +819,11 @@ pub fn unity_docs(
             let (_, url) = page(&t, Some(&member_name(&sigs[0])));
             return ok(
                 url,
-                docs_page(&format!("{}.{}", short_name(&t.full_name), member_name(&sigs[0])), Some(&sigs[0]), &t.summary),
+                docs_page(
+                    &format!("{}.{}", short_name(&t.full_name), member_name(&sigs[0])),
+                    Some(&sigs[0]),
+                    &t.summary,
+                ),
             );
         }
         let (_, url) = page(&t, None);

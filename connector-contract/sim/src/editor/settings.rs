@@ -205,7 +205,11 @@ fn get(ed: &Editor, group: &'static str, a: Args) -> Handled {
             "default_contact_offset",
             "sleep_threshold",
         ])),
-        "time" => Value::Object(pick(&["fixed_delta_time", "maximum_delta_time", "time_scale"])),
+        "time" => Value::Object(pick(&[
+            "fixed_delta_time",
+            "maximum_delta_time",
+            "time_scale",
+        ])),
         "quality" => {
             let mut m = pick(&["level", "level_name", "vsync_count", "anti_aliasing"]);
             m.insert("names".into(), json!(QUALITY_LEVELS));
