@@ -382,10 +382,12 @@ row("manage_animation", "get_controller", "", {"path": CTRL},
 TL = "Assets/Shapes/Probe.playable"
 row("manage_timeline", "create", "", {"path": TL},
     {"path": S, "guid": S, "frame_rate": N, "duration": N})
+# A top-level track has a null parent, a clip without a source a null asset: nulls where the
+# schema says string (allowed by the contract's rule, rejected by a strict validator).
 row("manage_timeline", "add_track", "animation", {"path": TL, "type": "Animation", "name": "Anim"},
-    {"path": S, "name": S, "type": S, "parent": SN, "index": I})
+    {"path": S, "name": S, "type": S, "parent": SN, "index": I}, "breaks")
 row("manage_timeline", "add_clip", "", {"path": TL, "track": "Anim", "start": 0, "duration": 1.5},
-    {"path": S, "track": S, "name": SN, "start": N, "duration": N, "asset": SN})
+    {"path": S, "track": S, "name": SN, "start": N, "duration": N, "asset": SN}, "breaks")
 row("manage_timeline", "get", "", {"path": TL},
     {"path": S, "guid": S, "frame_rate": N, "duration": N,
      "tracks": [{"name": S, "type": S, "parent": SN, "muted": B, "locked": B,

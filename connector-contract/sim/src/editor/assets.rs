@@ -21,6 +21,16 @@ fn existing(ed: &Editor, raw: &str) -> Result<String, Fail> {
     ed.assets.resolve(raw).ok_or_else(|| not_found(raw))
 }
 
+/// The Connector's asset summary: `{path, guid, name, type}` (`type` the main asset's short type
+/// name, `Folder` for a folder).
+fn asset_summary(ed: &Editor, path: &str) -> Value {
+    match ed.assets.get(path) {
+        Some(a) => json!({"path": path, "guid": a.guid, "name": display_name(path),
+                          "type": if a.is_folder() { "Folder".to_string() } else { a.type_name() }}),
+        None => Value::Null,
+    }
+}
+
 fn asset_json(ed: &Editor, path: &str) -> Value {
     let Some(a) = ed.assets.get(path) else {
         return Value::Null;
@@ -134,7 +144,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             match ed.assets.get(&path) {
                 Some(x) if x.is_folder() => ok(
                     format!("{path} already exists."),
-                    json!({"path": path, "created": false, "guid": x.guid}),
+                    json!({"path": path, "created": false}),
                 ),
                 Some(_) => Err(Fail::new(
                     "ASSET_ALREADY_EXISTS",
@@ -145,7 +155,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     ed.assets.put(&path, AssetKind::Folder);
                     ok(
                         format!("Created folder {path}."),
-                        json!({"path": path, "created": true, "guid": ed.assets.get(&path).map(|x| x.guid.clone())}),
+                        json!({"path": path, "created": true}),
                     )
                 }
             }
@@ -211,11 +221,16 @@ fn find(ed: &Editor, a: Args) -> Handled {
     let results: Vec<Value> = hits
         .into_iter()
         .take(limit)
-        .map(|p| asset_json(ed, p))
+        .map(|p| asset_summary(ed, p))
         .collect();
+    // `query` is the AssetDatabase search string the handler built.
+    let mut query: Vec<String> = types.iter().map(|t| format!("t:{t}")).collect();
+    query.extend(labels.iter().map(|l| format!("l:{l}")));
+    query.extend(words.iter().cloned());
     ok(
         format!("{} of {total} asset(s) matched.", results.len()),
-        json!({"results": results, "returned": results.len(), "total": total, "truncated": results.len() < total}),
+        json!({"query": query.join(" "), "total": total, "returned": results.len(),
+               "truncated": results.len() < total, "assets": results}),
     )
 }
 
@@ -409,14 +424,23 @@ fn deps(ed: &Editor, a: Args) -> Handled {
     let list: Vec<Value> = found
         .iter()
         .take(limit)
-        .map(|p| asset_json(ed, p))
+        .map(|p| asset_summary(ed, p))
         .collect();
+    let returned = list.len();
+    let data = if direction == "reverse" {
+        json!({"path": path, "direction": direction, "scope": a.str("scope")?.unwrap_or("assets"),
+               "total": total, "returned": returned, "truncated": returned < total,
+               "scanned": ed.assets.entries.len(), "elapsed_ms": 0, "assets": list})
+    } else {
+        json!({"path": path, "direction": direction, "recursive": recursive, "total": total,
+               "returned": returned, "truncated": returned < total, "assets": list})
+    };
     ok(
         format!(
             "{total} {direction} dependenc{} of {path}.",
             if total == 1 { "y" } else { "ies" }
         ),
-        json!({"path": path, "direction": direction, "recursive": recursive, "dependencies": list, "count": list.len(), "total": total, "truncated": list.len() < total}),
+        data,
     )
 }
 
@@ -882,14 +906,11 @@ mod tests {
         let got = h.ok("manage_components", json!({"action": "get", "path": "Ground", "type": "MeshRenderer", "property": "m_Materials"}));
         assert_eq!(got["value"], json!(["Assets/Art/Materials/Ground.mat"]));
         let deps = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Art/Materials/Ground.mat", "direction": "forward"}));
-        assert_eq!(deps["dependencies"][0]["path"], "Assets/Textures/Grass.png");
+        assert_eq!(deps["assets"][0]["path"], "Assets/Textures/Grass.png");
         let rev = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Prefabs/Player.prefab", "direction": "reverse"}));
-        assert_eq!(
-            rev["dependencies"][0]["path"],
-            "Assets/Scenes/SampleScene.unity"
-        );
+        assert_eq!(rev["assets"][0]["path"], "Assets/Scenes/SampleScene.unity");
         let fwd = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Scenes/SampleScene.unity", "direction": "forward", "recursive": true}));
-        let paths: Vec<_> = fwd["dependencies"]
+        let paths: Vec<_> = fwd["assets"]
             .as_array()
             .unwrap()
             .iter()

@@ -378,7 +378,7 @@ mod tests {
             json!({"action": "find", "type": "Material"}),
         );
         assert!(
-            found["results"]
+            found["assets"]
                 .as_array()
                 .unwrap()
                 .iter()

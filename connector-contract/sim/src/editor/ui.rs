@@ -183,19 +183,19 @@ fn preset_name(min: [f64; 2], max: [f64; 2]) -> String {
     if min != max {
         return "custom".into();
     }
-    let v = match min[1] {
-        y if y == 1.0 => "top",
-        y if y == 0.5 => "middle",
-        y if y == 0.0 => "bottom",
-        _ => return "custom".into(),
+    let pick = |x: f64, names: [&'static str; 3]| {
+        [0.0, 0.5, 1.0]
+            .iter()
+            .position(|p| *p == x)
+            .map(|i| names[i])
     };
-    let h = match min[0] {
-        x if x == 0.0 => "left",
-        x if x == 0.5 => "center",
-        x if x == 1.0 => "right",
-        _ => return "custom".into(),
-    };
-    format!("{v}-{h}")
+    match (
+        pick(min[1], ["bottom", "middle", "top"]),
+        pick(min[0], ["left", "center", "right"]),
+    ) {
+        (Some(v), Some(h)) => format!("{v}-{h}"),
+        _ => "custom".into(),
+    }
 }
 
 /// `create`'s payload: the new element, the auxiliary objects made on the way, and its whole
