@@ -751,4 +751,52 @@ fn arguments_nested_deeper_than_the_connector_reads_are_refused_before_sending()
         r.stderr
     );
     assert_eq!(sim.requests_seen("/command"), sent + 1, "sent");
+/// The real Connector's payloads often disagree with the output schemas it publishes (scalars
+/// where an open object is declared, bare integers where object items are, camelCase keys, an
+/// array `data`). The adapter never judges a payload by the Editor's declared schema: each
+/// reaches the agent whole, successful, and inside the adapter's own advertised outputSchema,
+/// in compact and in native exposure.
+#[test]
+fn payloads_that_break_their_published_schemas_reach_the_agent_intact() {
+    use crate::support::mcp::{assert_fits_output_schema, structured};
+    let home = Home::new();
+    let _sim = home.editor("PayloadShapes");
+    let calls = [
+        // A scalar property value; the schema says open object.
+        (
+            "manage_material",
+            json!({"action":"get","path":"Assets/Materials/Ground.mat","property":"_Glossiness"}),
+        ),
+        // The `ids` projection: integers where object items are declared.
+        ("find_gameobjects", json!({"ids": true})),
+        // camelCase keys where the schema says snake_case.
+        ("scene", json!({"action":"info"})),
+        // An array `data`.
+        ("scene", json!({"action":"list"})),
+    ];
+    let mut compact = agent(&home);
+    let list = compact.ok("tools/list", json!({}));
+    let mut native = McpProc::start(home.path(), &[], &["--exposure", "full"], &[]);
+    native.initialize("2025-11-25");
+    let native_list = native.ok("tools/list", json!({}));
+    for (tool, args) in calls {
+        let s = structured(&compact.call("tool_call", json!({"name": tool, "arguments": args})));
+        assert_eq!(s["success"], true, "{tool} {s}");
+        assert_fits_output_schema(&list, "tool_call", &s);
+        let n = structured(&native.call(tool, args.clone()));
+        assert_eq!(n["success"], true, "{tool} {n}");
+        assert_fits_output_schema(&native_list, tool, &n);
+        assert_eq!(
+            n["data"], s["data"],
+            "{tool}: both exposures carry the same payload"
+        );
+        match tool {
+            "manage_material" => assert!(s["data"]["value"].is_number(), "{s}"),
+            "find_gameobjects" => assert!(s["data"]["results"][0].is_i64(), "{s}"),
+            _ if args["action"] == "info" => {
+                assert!(s["data"]["active"]["isDirty"].is_boolean(), "{s}")
+            }
+            _ => assert!(s["data"].is_array(), "{s}"),
+        }
+    }
 }

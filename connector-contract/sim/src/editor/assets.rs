@@ -21,6 +21,16 @@ fn existing(ed: &Editor, raw: &str) -> Result<String, Fail> {
     ed.assets.resolve(raw).ok_or_else(|| not_found(raw))
 }
 
+/// The Connector's asset summary: `{path, guid, name, type}` (`type` the main asset's short type
+/// name, `Folder` for a folder).
+fn asset_summary(ed: &Editor, path: &str) -> Value {
+    match ed.assets.get(path) {
+        Some(a) => json!({"path": path, "guid": a.guid, "name": display_name(path),
+                          "type": if a.is_folder() { "Folder".to_string() } else { a.type_name() }}),
+        None => Value::Null,
+    }
+}
+
 fn asset_json(ed: &Editor, path: &str) -> Value {
     let Some(a) = ed.assets.get(path) else {
         return Value::Null;
@@ -134,7 +144,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             match ed.assets.get(&path) {
                 Some(x) if x.is_folder() => ok(
                     format!("{path} already exists."),
-                    json!({"path": path, "created": false, "guid": x.guid}),
+                    json!({"path": path, "created": false}),
                 ),
                 Some(_) => Err(Fail::new(
                     "ASSET_ALREADY_EXISTS",
@@ -145,7 +155,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     ed.assets.put(&path, AssetKind::Folder);
                     ok(
                         format!("Created folder {path}."),
-                        json!({"path": path, "created": true, "guid": ed.assets.get(&path).map(|x| x.guid.clone())}),
+                        json!({"path": path, "created": true}),
                     )
                 }
             }
@@ -211,11 +221,16 @@ fn find(ed: &Editor, a: Args) -> Handled {
     let results: Vec<Value> = hits
         .into_iter()
         .take(limit)
-        .map(|p| asset_json(ed, p))
+        .map(|p| asset_summary(ed, p))
         .collect();
+    // `query` is the AssetDatabase search string the handler built.
+    let mut query: Vec<String> = types.iter().map(|t| format!("t:{t}")).collect();
+    query.extend(labels.iter().map(|l| format!("l:{l}")));
+    query.extend(words.iter().cloned());
     ok(
         format!("{} of {total} asset(s) matched.", results.len()),
-        json!({"results": results, "returned": results.len(), "total": total, "truncated": results.len() < total}),
+        json!({"query": query.join(" "), "total": total, "returned": results.len(),
+               "truncated": results.len() < total, "assets": results}),
     )
 }
 
@@ -409,14 +424,23 @@ fn deps(ed: &Editor, a: Args) -> Handled {
     let list: Vec<Value> = found
         .iter()
         .take(limit)
-        .map(|p| asset_json(ed, p))
+        .map(|p| asset_summary(ed, p))
         .collect();
+    let returned = list.len();
+    let data = if direction == "reverse" {
+        json!({"path": path, "direction": direction, "scope": a.str("scope")?.unwrap_or("assets"),
+               "total": total, "returned": returned, "truncated": returned < total,
+               "scanned": ed.assets.entries.len(), "elapsed_ms": 0, "assets": list})
+    } else {
+        json!({"path": path, "direction": direction, "recursive": recursive, "total": total,
+               "returned": returned, "truncated": returned < total, "assets": list})
+    };
     ok(
         format!(
             "{total} {direction} dependenc{} of {path}.",
             if total == 1 { "y" } else { "ies" }
         ),
-        json!({"path": path, "direction": direction, "recursive": recursive, "dependencies": list, "count": list.len(), "total": total, "truncated": list.len() < total}),
+        data,
     )
 }
 
@@ -522,6 +546,31 @@ fn enum_values(key: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// A serialized property value as the Connector reads it: scalars as JSON scalars (which the
+/// published schema's open objects do not admit), an enum as `{value: index, name}`.
+fn sp_value(key: &str, v: &Value) -> Value {
+    match (enum_values(key), v.as_str()) {
+        (Some(opts), Some(s)) => match opts.iter().position(|o| *o == s) {
+            Some(i) => json!({"value": i, "name": s}),
+            None => json!({"value": 0, "name": null}),
+        },
+        _ => v.clone(),
+    }
+}
+
+/// The `SerializedPropertyType` name of a setting.
+fn sp_type(key: &str, v: &Value) -> &'static str {
+    if enum_values(key).is_some() {
+        return "Enum";
+    }
+    match v {
+        Value::Bool(_) => "Boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "Integer",
+        Value::Number(_) => "Float",
+        _ => "String",
+    }
+}
+
 pub fn import_settings(
     ed: &mut Editor,
     action: Option<&str>,
@@ -541,10 +590,14 @@ pub fn import_settings(
         .get("importer")
         .cloned()
         .unwrap_or(json!("DefaultImporter"));
+    // Serialized names (`m_MaxTextureSize`) and the simulator's own (`maxTextureSize`) both
+    // name a setting.
     let find_key = |want: &str| {
+        let bare = want.strip_prefix("m_").unwrap_or(want);
         importer
             .keys()
-            .find(|k| k.eq_ignore_ascii_case(want))
+            .filter(|k| k.as_str() != "importer")
+            .find(|k| k.eq_ignore_ascii_case(bare))
             .cloned()
     };
     let missing = |want: &str| {
@@ -559,15 +612,24 @@ pub fn import_settings(
     };
     match action.unwrap_or("") {
         "get" => match a.str("property")? {
-            None => ok(
-                format!("Importer settings of {path}."),
-                json!({"path": path, "importer": importer_type, "settings": importer}),
-            ),
+            None => {
+                let props: Map<String, Value> = importer
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "importer")
+                    .map(|(k, v)| (k.clone(), sp_value(k, v)))
+                    .collect();
+                ok(
+                    format!("{} for {path}", importer_type.as_str().unwrap_or("")),
+                    json!({"path": path, "importer_type": importer_type, "properties": props}),
+                )
+            }
             Some(p) => {
                 let key = find_key(p).ok_or_else(|| missing(p))?;
                 ok(
-                    format!("{key} of {path}."),
-                    json!({"path": path, "importer": importer_type, "property": key, "value": importer[&key]}),
+                    format!("{}.{key}", importer_type.as_str().unwrap_or("")),
+                    json!({"path": path, "importer_type": importer_type, "property": p,
+                           "property_type": sp_type(&key, &importer[&key]),
+                           "value": sp_value(&key, &importer[&key])}),
                 )
             }
         },
@@ -628,13 +690,13 @@ pub fn import_settings(
                     }
                 }
             };
-            let previous = cur.clone();
             if let Some(x) = ed.assets.get_mut(&path) {
                 x.importer.insert(key.clone(), value.clone());
             }
             ok(
                 format!("Set {key} on {path} and reimported it."),
-                json!({"path": path, "importer": importer_type, "property": key, "previous": previous, "value": value, "reimported": true}),
+                json!({"path": path, "importer_type": importer_type, "property": p,
+                       "property_type": sp_type(&key, &value), "value": sp_value(&key, &value)}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -732,9 +794,10 @@ pub fn reserialize(
     a: Args,
     _ctx: &InvokeContext,
 ) -> Handled {
-    let paths = match a.strings("paths")? {
-        Some(p) if !p.is_empty() => p,
-        _ => ed
+    let given = a.strings("paths")?.filter(|p| !p.is_empty());
+    let paths = match given.clone() {
+        Some(p) => p,
+        None => ed
             .assets
             .entries
             .iter()
@@ -763,9 +826,10 @@ pub fn reserialize(
         )
         .with_data(json!({"missing": missing})));
     }
+    // The reply echoes the requested paths; the whole project's reserialization has no data.
     ok(
         format!("Reserialized {} asset(s).", done.len()),
-        json!({"reserialized": done, "count": done.len()}),
+        given.map_or(Value::Null, |p| json!({ "paths": p })),
     )
 }
 
@@ -790,7 +854,7 @@ pub fn refresh(ed: &mut Editor, _action: Option<&str>, a: Args, ctx: &InvokeCont
         return Err(Fail::invalid("compile", "expected none or request"));
     }
     let requested = compile == "request";
-    let data = json!({"refreshed": true, "scope": scope, "mode": mode, "imported": 0, "compile_requested": requested});
+    let data = json!({"refresh_triggered": true, "compile_requested": requested, "force": force});
     if requested {
         ed.compiling_since_ms = Some(ctx.now_ms);
         return Ok(Invocation::ok(
@@ -842,14 +906,11 @@ mod tests {
         let got = h.ok("manage_components", json!({"action": "get", "path": "Ground", "type": "MeshRenderer", "property": "m_Materials"}));
         assert_eq!(got["value"], json!(["Assets/Art/Materials/Ground.mat"]));
         let deps = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Art/Materials/Ground.mat", "direction": "forward"}));
-        assert_eq!(deps["dependencies"][0]["path"], "Assets/Textures/Grass.png");
+        assert_eq!(deps["assets"][0]["path"], "Assets/Textures/Grass.png");
         let rev = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Prefabs/Player.prefab", "direction": "reverse"}));
-        assert_eq!(
-            rev["dependencies"][0]["path"],
-            "Assets/Scenes/SampleScene.unity"
-        );
+        assert_eq!(rev["assets"][0]["path"], "Assets/Scenes/SampleScene.unity");
         let fwd = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Scenes/SampleScene.unity", "direction": "forward", "recursive": true}));
-        let paths: Vec<_> = fwd["dependencies"]
+        let paths: Vec<_> = fwd["assets"]
             .as_array()
             .unwrap()
             .iter()
@@ -921,16 +982,15 @@ mod tests {
             "manage_asset_import",
             json!({"action": "get", "path": "Assets/Textures/Grass.png"}),
         );
-        assert_eq!(g["importer"], "TextureImporter");
+        assert_eq!(g["importer_type"], "TextureImporter");
+        assert_eq!(g["properties"]["maxTextureSize"], 2048);
         h.ok("manage_asset_import", json!({"action": "set", "path": "Assets/Textures/Grass.png", "property": "texturetype", "value": "sprite"}));
-        assert_eq!(h.ok("manage_asset_import", json!({"action": "get", "path": "Assets/Textures/Grass.png", "property": "textureType"}))["value"], "Sprite");
+        assert_eq!(h.ok("manage_asset_import", json!({"action": "get", "path": "Assets/Textures/Grass.png", "property": "textureType"}))["value"], json!({"value": 2, "name": "Sprite"}));
         assert_eq!(h.err("manage_asset_import", json!({"action": "set", "path": "Assets/Textures/Grass.png", "property": "maxTextureSize", "value": 1000})), "INVALID_PARAM");
         assert_eq!(h.err("manage_asset_import", json!({"action": "set", "path": "Assets/Textures/Grass.png", "property": "bogus", "value": 1})), "IMPORTER_PROPERTY_NOT_FOUND");
-        assert!(
-            h.ok("reserialize", json!({"paths": ["Assets/Textures"]}))["count"]
-                .as_u64()
-                .unwrap()
-                == 1
+        assert_eq!(
+            h.ok("reserialize", json!({"paths": ["Assets/Textures"]})),
+            json!({"paths": ["Assets/Textures"]})
         );
         assert_eq!(
             h.err("reserialize", json!({"paths": ["Assets/Nope"]})),

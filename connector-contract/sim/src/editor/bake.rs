@@ -21,7 +21,6 @@ enum Phase {
 struct Area {
     phase: Phase,
     has_data: bool,
-    target: Option<String>,
     surfaces: Vec<String>,
 }
 
@@ -41,33 +40,33 @@ fn area_param(a: Args) -> Result<String, Fail> {
     Ok(area)
 }
 
+/// The Connector's status payloads: the typed `StatusResult` for the main areas (absent keys
+/// omitted, never null), and an anonymous object with counts for `navmesh_surfaces`.
 fn status_json(area: &str, st: Option<&Area>, now: i64) -> Value {
     let default = Area {
         phase: Phase::Idle,
         has_data: false,
-        target: None,
         surfaces: Vec::new(),
     };
     let st = st.unwrap_or(&default);
-    let (state, progress, started, finished) = match &st.phase {
-        Phase::Idle => ("idle", 0.0, None, None),
-        Phase::Running { started_ms, due_ms } => {
-            let span = (due_ms - started_ms).max(1) as f64;
-            (
-                "running",
-                ((now - started_ms) as f64 / span).clamp(0.0, 0.99),
-                Some(*started_ms),
-                None,
-            )
-        }
-        Phase::Completed { at_ms } => ("completed", 1.0, None, Some(*at_ms)),
-        Phase::Cancelled { at_ms } => ("cancelled", 0.0, None, Some(*at_ms)),
-    };
-    json!({
-        "area": area, "state": state, "progress": (progress * 100.0_f64).round() / 100.0,
-        "started_at_ms": started, "finished_at_ms": finished, "has_baked_data": st.has_data,
-        "target": st.target, "surfaces": st.surfaces,
-    })
+    let baking = matches!(st.phase, Phase::Running { .. });
+    let state = if baking { "baking" } else { "idle" };
+    if area == "navmesh_surfaces" {
+        let n = st.surfaces.len();
+        return json!({"area": area, "state": state, "surfaces": n,
+                      "baking": if baking { n } else { 0 },
+                      "with_data": if st.has_data { n } else { 0 }});
+    }
+    let mut v = json!({"area": area, "state": state, "has_baked_data": st.has_data});
+    if let (true, Phase::Running { started_ms, due_ms }) = (area == "lighting", &st.phase) {
+        let span = (due_ms - started_ms).max(1) as f64;
+        let p = ((now - started_ms) as f64 / span).clamp(0.0, 0.99);
+        v["progress"] = json!((p * 100.0).round() / 100.0);
+    }
+    if area == "occlusion" {
+        v["data_size_bytes"] = json!(if st.has_data { 262_144 } else { 0 });
+    }
+    v
 }
 
 pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContext) -> Handled {
@@ -134,13 +133,22 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
                     due_ms: now + ed.knobs.job_delay_ms,
                 },
                 has_data: ed.bake.areas.get(&area).is_some_and(|s| s.has_data),
-                target,
                 surfaces,
             };
+            let count = st.surfaces.len();
             ed.bake.areas.insert(area.clone(), st);
+            let data = match area.as_str() {
+                "navmesh_surfaces" => {
+                    json!({"area": area, "started": true, "surfaces": count})
+                }
+                "lighting" => {
+                    json!({"area": area, "started": true, "lighting_workflow_mode": "OnDemand"})
+                }
+                _ => json!({"area": area, "started": true}),
+            };
             ok(
-                format!("{area} bake started."),
-                status_json(&area, ed.bake.areas.get(&area), now),
+                format!("{area} bake started; poll bake status --area {area} until it is idle."),
+                data,
             )
         }
         "status" => {
@@ -173,7 +181,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
                 } else {
                     format!("No {area} bake was running.")
                 },
-                json!({"area": area, "was_running": running}),
+                json!({"area": area, "was_baking": running}),
             )
         }
         "clear" => {
@@ -181,19 +189,20 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
             let st = ed.bake.areas.entry(area.clone()).or_insert(Area {
                 phase: Phase::Idle,
                 has_data: false,
-                target: None,
                 surfaces: Vec::new(),
             });
-            let was_running = matches!(st.phase, Phase::Running { .. });
-            let had = st.has_data;
             st.has_data = false;
             st.phase = Phase::Idle;
+            if area == "navmesh_surfaces" {
+                let n = st.surfaces.len();
+                return ok(
+                    format!("Cleared baked data on {n} surface(s)."),
+                    json!({"area": area, "cleared": true, "surfaces": n}),
+                );
+            }
             ok(
-                format!(
-                    "{area} baked data {}.",
-                    if had { "cleared" } else { "was already empty" }
-                ),
-                json!({"area": area, "cleared": had, "cancelled_running_bake": was_running}),
+                format!("{area} baked data cleared."),
+                json!({"area": area, "cleared": true}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -224,8 +233,8 @@ mod tests {
     fn editor_bake_lifecycle() {
         let mut h = Harness::new();
         assert_eq!(
-            h.ok("bake", json!({"action": "start", "area": "lighting"}))["state"],
-            "running"
+            h.ok("bake", json!({"action": "start", "area": "lighting"}))["started"],
+            true
         );
         assert_eq!(
             h.err("bake", json!({"action": "start", "area": "lighting"})),
@@ -233,7 +242,7 @@ mod tests {
         );
         let _ = h.advance(1_000);
         let s = h.ok("bake", json!({"action": "status", "area": "lighting"}));
-        assert_eq!(s["state"], "completed");
+        assert_eq!(s["state"], "idle");
         assert_eq!(s["has_baked_data"], true);
         assert_eq!(
             h.ok("bake", json!({"action": "clear", "area": "lighting"}))["cleared"],
@@ -241,12 +250,12 @@ mod tests {
         );
         h.ok("bake", json!({"action": "start", "area": "occlusion"}));
         assert_eq!(
-            h.ok("bake", json!({"action": "cancel", "area": "occlusion"}))["was_running"],
+            h.ok("bake", json!({"action": "cancel", "area": "occlusion"}))["was_baking"],
             true
         );
         assert_eq!(
             h.ok("bake", json!({"action": "status", "area": "occlusion"}))["state"],
-            "cancelled"
+            "idle"
         );
         assert_eq!(
             h.err(

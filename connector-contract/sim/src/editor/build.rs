@@ -82,22 +82,20 @@ impl Default for BuildState {
 }
 
 fn scenes_json(ed: &Editor) -> Value {
-    json!(ed
-        .build
-        .scenes
-        .iter()
-        .enumerate()
-        .map(|(i, s)| json!({"index": i, "path": s.path, "enabled": s.enabled, "exists": ed.assets.contains(&s.path)}))
-        .collect::<Vec<_>>())
+    json!(
+        ed.build
+            .scenes
+            .iter()
+            .map(|s| json!({"path": s.path, "enabled": s.enabled}))
+            .collect::<Vec<_>>()
+    )
 }
 
 fn settings_json(ed: &Editor) -> Value {
     json!({
-        "target": ed.build.target, "target_group": "Standalone",
+        "active_target": ed.build.target, "target_group": "Standalone",
         "development": ed.build.development, "allow_debugging": ed.build.allow_debugging,
         "build_scripts_only": ed.build.build_scripts_only,
-        "product_name": ed.settings.product_name(),
-        "default_output_path": default_output(ed),
         "scenes": scenes_json(ed),
     })
 }
@@ -127,11 +125,11 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
             let host = host_target().0;
             let targets: Vec<Value> = TARGETS
                 .iter()
-                .map(|(t, g)| json!({"name": t, "group": g, "installed": *t == host, "active": *t == ed.build.target}))
+                .map(|(t, g)| json!({"name": t, "group": g, "installed": *t == host}))
                 .collect();
             ok(
                 format!("{} build target(s).", targets.len()),
-                json!({"targets": targets, "active": ed.build.target}),
+                json!({ "targets": targets }),
             )
         }
         "add_scene" => {
@@ -163,7 +161,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
                     if added { "Added" } else { "Updated" },
                     if added { "to" } else { "in" }
                 ),
-                json!({"path": path, "enabled": enabled, "added": added, "scenes": scenes_json(ed)}),
+                json!({ "scenes": scenes_json(ed) }),
             )
         }
         "remove_scene" => {
@@ -180,15 +178,15 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
             }
             ok(
                 format!("Removed {path} from the build."),
-                json!({"path": path, "scenes": scenes_json(ed)}),
+                json!({ "scenes": scenes_json(ed) }),
             )
         }
         "start" => start(ed, a, ctx),
         "status" => {
-            let job = ed.build.job.as_ref().map(|j| json!({"target": j.target, "output_path": j.output_path, "started_at_ms": j.started_ms}));
+            // `last_report` is always present, null when no report is retained.
             ok(
-                format!("Build state: {}.", state(ed, ctx.now_ms)),
-                json!({"state": state(ed, ctx.now_ms), "job": job, "last_report": ed.build.last_report}),
+                format!("build: {}.", state(ed, ctx.now_ms)),
+                json!({"state": state(ed, ctx.now_ms), "last_report": ed.build.last_report}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -226,14 +224,16 @@ fn set_settings(ed: &mut Editor, a: Args) -> Handled {
         ed.build.allow_debugging,
         ed.build.build_scripts_only,
     );
-    let mut changes = Vec::new();
-    for (key, from, to) in [
-        ("development", cur.0, next.0),
-        ("allow_debugging", cur.1, next.1),
-        ("build_scripts_only", cur.2, next.2),
+    let _ = cur;
+    // `applied`: each supplied field with its new value.
+    let mut applied = serde_json::Map::new();
+    for (key, to) in [
+        ("development", next.0),
+        ("allow_debugging", next.1),
+        ("build_scripts_only", next.2),
     ] {
-        if from != to {
-            changes.push(json!({"key": key, "from": from, "to": to}));
+        if a.has_key(key) {
+            applied.insert(key.into(), json!(to));
         }
     }
     if !dry {
@@ -245,15 +245,11 @@ fn set_settings(ed: &mut Editor, a: Args) -> Handled {
     }
     ok(
         format!(
-            "{} build setting change(s){}.",
-            changes.len(),
-            if dry {
-                " previewed (dry run)"
-            } else {
-                " applied"
-            }
+            "{} {} build setting(s).",
+            if dry { "Would change" } else { "Changed" },
+            applied.len()
         ),
-        json!({"dry_run": dry, "changes": changes, "settings": settings_json(ed)}),
+        json!({"applied": applied, "dry_run": dry}),
     )
 }
 
@@ -469,7 +465,7 @@ mod tests {
             "build",
             json!({"action": "set_settings", "development": true, "dry_run": true}),
         );
-        assert_eq!(dry["changes"][0]["key"], "development");
+        assert_eq!(dry["applied"], json!({"development": true}));
         assert_eq!(
             h.ok("build", json!({"action": "get_settings"}))["development"],
             false

@@ -95,24 +95,59 @@ pub fn props_of(w: &World, owner: i64, idx: usize) -> Map<String, Value> {
     props
 }
 
-pub fn component_json(ed: &Editor, owner: i64, idx: usize) -> Value {
+/// The Connector's component summary: `{component_id, type (full name), type_short,
+/// enabled}`, `enabled` null for a component with no enabled flag (e.g. Transform).
+pub fn component_summary(ed: &Editor, owner: i64, idx: usize) -> Value {
     let Some(o) = ed.world.get(owner) else {
         return Value::Null;
     };
     let c = &o.components[idx];
-    let same_before = o.components[..idx]
-        .iter()
-        .filter(|x| x.type_name == c.type_name)
-        .count();
-    let mut v = json!({
-        "component_id": c.id, "type": c.type_name, "index": same_before,
-        "game_object": {"instance_id": owner, "path": ed.world.path_of(owner)},
-        "properties": props_of(&ed.world, owner, idx),
-    });
-    if let Some(en) = c.enabled {
-        v["enabled"] = json!(en);
+    json!({
+        "component_id": c.id, "type": full_type_name(ed, &c.type_name),
+        "type_short": c.type_name, "enabled": c.enabled,
+    })
+}
+
+/// The summary with the component's visible serialized properties.
+pub fn component_json(ed: &Editor, owner: i64, idx: usize) -> Value {
+    let mut v = component_summary(ed, owner, idx);
+    if !v.is_null() {
+        v["properties"] = Value::Object(props_of(&ed.world, owner, idx));
     }
     v
+}
+
+fn full_type_name(ed: &Editor, short: &str) -> String {
+    match builtin(short) {
+        Some(d) => d.full_name(),
+        None => ed
+            .assets
+            .script_class(short)
+            .map(|(_, s)| {
+                if s.namespace.is_empty() {
+                    s.class.clone()
+                } else {
+                    format!("{}.{}", s.namespace, s.class)
+                }
+            })
+            .unwrap_or_else(|| short.to_string()),
+    }
+}
+
+/// The `SerializedPropertyType` name of a value as the simulator stores it.
+fn property_type(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "Boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "Integer",
+        Value::Number(_) => "Float",
+        Value::String(_) | Value::Null => "ObjectReference",
+        Value::Array(_) => "Generic",
+        Value::Object(o) if o.contains_key("r") => "Color",
+        Value::Object(o) if o.contains_key("w") => "Quaternion",
+        Value::Object(o) if o.contains_key("z") => "Vector3",
+        Value::Object(o) if o.contains_key("y") => "Vector2",
+        Value::Object(_) => "Generic",
+    }
 }
 
 /// Locate a component by `component_id`, or by GameObject target + `type` + `index`.
@@ -168,15 +203,8 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 .world
                 .get(owner)
                 .ok_or_else(|| Fail::new("TARGET_NOT_FOUND", "object vanished"))?;
-            let mut seen: Map<String, Value> = Map::new();
-            let comps: Vec<Value> = o
-                .components
-                .iter()
-                .map(|c| {
-                    let n = seen.get(&c.type_name).and_then(Value::as_u64).unwrap_or(0);
-                    seen.insert(c.type_name.clone(), json!(n + 1));
-                    json!({"component_id": c.id, "type": c.type_name, "index": n, "enabled": c.enabled})
-                })
+            let comps: Vec<Value> = (0..o.components.len())
+                .map(|i| component_summary(ed, owner, i))
                 .collect();
             ok(
                 format!(
@@ -184,29 +212,31 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     ed.world.path_of(owner),
                     comps.len()
                 ),
-                json!({"instance_id": owner, "path": ed.world.path_of(owner), "components": comps}),
+                json!({"instance_id": owner, "components": comps}),
             )
         }
         "get" => {
             let (owner, idx) = locate(ed, a)?;
-            let mut data = component_json(ed, owner, idx);
-            if let Some(p) = a.str("property")? {
-                let props = props_of(&ed.world, owner, idx);
-                let value = read_path(&props, p).ok_or_else(|| no_property(&data, p, &props))?;
-                data["property"] = json!(p);
-                data["value"] = value;
-                if let Some(m) = data.as_object_mut() {
-                    m.remove("properties");
+            let component = component_json(ed, owner, idx);
+            let message = format!(
+                "{} on {}.",
+                component["type_short"].as_str().unwrap_or(""),
+                ed.world.path_of(owner)
+            );
+            // Property values are serialized values: mostly JSON scalars, where the published
+            // schema declares open objects.
+            let data = match a.str("property")? {
+                None => json!({"instance_id": owner, "component": component}),
+                Some(p) => {
+                    let props = props_of(&ed.world, owner, idx);
+                    let value =
+                        read_path(&props, p).ok_or_else(|| no_property(&component, p, &props))?;
+                    json!({"instance_id": owner, "component_id": component["component_id"],
+                           "type": component["type"], "property": p,
+                           "property_type": property_type(&value), "value": value})
                 }
-            }
-            ok(
-                format!(
-                    "{} on {}.",
-                    data["type"].as_str().unwrap_or(""),
-                    ed.world.path_of(owner)
-                ),
-                data,
-            )
+            };
+            ok(message, data)
         }
         "set" => set(ed, a),
         "remove" => {
@@ -215,18 +245,21 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 return Err(Fail::new("TARGET_NOT_FOUND", "object vanished"));
             };
             let ty = o.components[idx].type_name.clone();
+            let snapshot = component_summary(ed, owner, idx);
+            let Some(o) = ed.world.get_mut(owner) else {
+                return Err(Fail::new("TARGET_NOT_FOUND", "object vanished"));
+            };
             if ty == "Transform" || ty == "RectTransform" {
                 return Err(Fail::new(
                     "COMPONENT_REMOVE_FORBIDDEN",
                     format!("{ty} cannot be removed; destroy the GameObject instead."),
                 ));
             }
-            let removed = o.components.remove(idx);
-            let remaining = o.component_types();
+            o.components.remove(idx);
             ed.world.touch(owner);
             ok(
                 format!("Removed {ty} from {}.", ed.world.path_of(owner)),
-                json!({"removed": {"component_id": removed.id, "type": ty}, "instance_id": owner, "components": remaining}),
+                json!({"instance_id": owner, "removed": snapshot}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -257,7 +290,7 @@ fn add(ed: &mut Editor, a: Args) -> Handled {
             ed.world.touch(owner);
             return ok(
                 "Converted Transform to RectTransform.",
-                component_json(ed, owner, idx),
+                json!({"instance_id": owner, "component": component_summary(ed, owner, idx)}),
             );
         }
     }
@@ -282,10 +315,9 @@ fn add(ed: &mut Editor, a: Args) -> Handled {
         .get(owner)
         .map(|o| o.components.len() - 1)
         .unwrap_or(0);
-    let data = component_json(ed, owner, idx);
     ok(
         format!("Added {} to {}.", info.full_name, ed.world.path_of(owner)),
-        data,
+        json!({"instance_id": owner, "component": component_summary(ed, owner, idx)}),
     )
 }
 
@@ -344,7 +376,7 @@ fn set(ed: &mut Editor, a: Args) -> Handled {
     }
     let value = a.0.get("value").cloned().unwrap_or(Value::Null);
     let component = component_json(ed, owner, idx);
-    let ty = component["type"].as_str().unwrap_or("").to_string();
+    let ty = component["type_short"].as_str().unwrap_or("").to_string();
     let props = props_of(&ed.world, owner, idx);
 
     // The enabled checkbox of Behaviours.
@@ -363,11 +395,13 @@ fn set(ed: &mut Editor, a: Args) -> Handled {
         let b = Args(&Map::from_iter([("value".to_string(), value)]))
             .bool("value")?
             .ok_or_else(|| Fail::invalid("value", "expected a boolean"))?;
-        let previous = c.enabled.replace(b);
+        c.enabled = Some(b);
         ed.world.touch(owner);
         return ok(
             format!("{ty}.enabled = {b}."),
-            json!({"component_id": component["component_id"], "type": ty, "property": "enabled", "previous": previous, "value": b}),
+            json!({"instance_id": owner, "component_id": component["component_id"],
+                   "type": component["type"], "property": prop, "property_type": "Boolean",
+                   "value": b}),
         );
     }
 
@@ -408,9 +442,12 @@ fn set(ed: &mut Editor, a: Args) -> Handled {
     }
     ed.world.touch(owner);
     let now = read_path(&props_of(&ed.world, owner, idx), prop).unwrap_or(converted);
+    let _ = previous;
     ok(
         format!("Set {ty}.{prop} on {}.", ed.world.path_of(owner)),
-        json!({"component_id": component["component_id"], "type": ty, "property": prop, "previous": previous, "value": now}),
+        json!({"instance_id": owner, "component_id": component["component_id"],
+               "type": component["type"], "property": prop,
+               "property_type": property_type(&now), "value": now}),
     )
 }
 
@@ -580,7 +617,8 @@ mod tests {
             "manage_components",
             json!({"action": "add", "path": "Box", "type": "Rigidbody"}),
         );
-        let cid = added["component_id"].as_i64().unwrap();
+        let cid = added["component"]["component_id"].as_i64().unwrap();
+        assert_eq!(added["component"]["type"], "UnityEngine.Rigidbody");
         assert_eq!(
             h.err(
                 "manage_components",
@@ -596,9 +634,10 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| c["type"].clone())
+            .map(|c| c["type_short"].clone())
             .collect();
         assert_eq!(types, vec![json!("Transform"), json!("Rigidbody")]);
+        assert_eq!(list["components"][0]["enabled"], json!(null));
         h.ok(
             "manage_components",
             json!({"action": "set", "component_id": cid, "property": "mass", "value": 2.5}),
@@ -638,13 +677,13 @@ mod tests {
             "manage_components",
             json!({"action": "get", "path": "Box", "type": "PlayerController"}),
         );
-        assert_eq!(pc["properties"]["speed"], 5.0);
+        assert_eq!(pc["component"]["properties"]["speed"], 5.0);
         h.ok("manage_components", json!({"action": "set", "path": "Box", "type": "PlayerController", "property": "enabled", "value": false}));
         assert_eq!(
             h.ok(
                 "manage_components",
                 json!({"action": "get", "path": "Box", "type": "PlayerController"})
-            )["enabled"],
+            )["component"]["enabled"],
             false
         );
         assert_eq!(

@@ -46,12 +46,6 @@ impl Console {
         self.entries.clear();
         n
     }
-    pub fn next_index(&self) -> u64 {
-        self.next_index
-    }
-    pub fn count(&self, kind: &str) -> usize {
-        self.entries.iter().filter(|e| e.kind == kind).count()
-    }
 }
 
 /// A stack trace in Unity's format for a log written from user code at `file:line`.
@@ -81,20 +75,16 @@ pub fn handle_console(
     _ctx: &InvokeContext,
 ) -> Handled {
     if a.flag("clear")? {
-        let cleared = ed.console.clear();
-        return ok(
-            format!(
-                "Console cleared ({cleared} entr{}).",
-                if cleared == 1 { "y" } else { "ies" }
-            ),
-            json!({ "cleared": cleared, "next_since": ed.console.next_index() }),
-        );
+        ed.console.clear();
+        // The real reply to a clear carries no `data` at all.
+        return ok("Console cleared.", Value::Null);
     }
     let lines = a.i64("lines")?.unwrap_or(20);
     if lines < 0 {
         return Err(Fail::invalid("lines", "must be 0 (no cap) or positive"));
     }
-    let since = a.i64("since")?.unwrap_or(0).max(0) as u64;
+    let since_given = a.has_key("since");
+    let since = a.i64("since")?.unwrap_or(0).max(0) as usize;
     let stack_mode = a.str("stacktrace")?.unwrap_or("user").to_ascii_lowercase();
     let types: Vec<String> = a
         .str("type")?
@@ -112,47 +102,59 @@ pub fn handle_console(
             format!("unknown log type '{bad}' (use error, warning, log)"),
         ));
     }
-    let matching: Vec<&LogEntry> = ed
+    // Indices are positions in the Console's list (a clear starts it again at 0); a cursor
+    // past the end restarts at 0.
+    let count = ed.console.entries.len();
+    let start = if since > count { 0 } else { since };
+    let matching: Vec<(usize, &LogEntry)> = ed
         .console
         .entries
         .iter()
-        .filter(|e| e.index >= since && types.contains(&e.kind))
+        .enumerate()
+        .skip(start)
+        .filter(|(_, e)| types.contains(&e.kind))
         .collect();
-    let total = matching.len();
-    // The newest `lines` entries, oldest first.
-    let skip = if lines == 0 {
-        0
+    let matched = matching.len();
+    let cap = if lines == 0 { matched } else { lines as usize };
+    let picked: &[(usize, &LogEntry)] = if since_given {
+        &matching[..matched.min(cap)]
     } else {
-        total.saturating_sub(lines as usize)
+        &matching[matched.saturating_sub(cap)..]
     };
-    let entries: Vec<Value> = matching[skip..]
+    let truncated = picked.len() < matched;
+    let last_cursor = match picked.last() {
+        Some((i, _)) if since_given && truncated => i + 1,
+        _ => count,
+    };
+    // Each entry is only the message text, shaped by `stacktrace`.
+    let entries: Vec<Value> = picked
         .iter()
-        .map(|e| {
-            let mut v = json!({ "index": e.index, "type": e.kind, "message": e.message });
-            let st = trim_stack(&e.stacktrace, &stack_mode);
-            if !st.is_empty() {
-                v["stacktrace"] = json!(st);
-            }
-            v
+        .map(|(_, e)| {
+            let text = match stack_mode.as_str() {
+                "none" => e.message.lines().next().unwrap_or("").to_string(),
+                _ => {
+                    let st = trim_stack(&e.stacktrace, &stack_mode);
+                    if st.is_empty() {
+                        e.message.clone()
+                    } else {
+                        format!("{}\n{st}", e.message)
+                    }
+                }
+            };
+            json!(text)
         })
         .collect();
     let returned = entries.len();
     ok(
-        format!(
-            "{returned} of {total} console entr{} returned.",
-            if total == 1 { "y" } else { "ies" }
-        ),
+        format!("Retrieved {returned} entries."),
         json!({
             "entries": entries,
+            "total_in_console": count,
+            "matched": matched,
             "returned": returned,
-            "total": total,
-            "truncated": returned < total,
-            "counts": {
-                "error": ed.console.count("error"),
-                "warning": ed.console.count("warning"),
-                "log": ed.console.count("log"),
-            },
-            "next_since": ed.console.next_index(),
+            "since": since,
+            "last_cursor": last_cursor,
+            "truncated": truncated,
         }),
     )
 }
@@ -164,18 +166,15 @@ pub fn handle_log(
     _ctx: &InvokeContext,
 ) -> Handled {
     let message = a.req_str("message")?;
-    let kind = match a
-        .str("level")?
-        .unwrap_or("log")
-        .to_ascii_lowercase()
-        .as_str()
-    {
+    // The reply echoes the requested level lower-cased, aliases as given.
+    let level = a.str("level")?.unwrap_or("log").to_ascii_lowercase();
+    let kind = match level.as_str() {
         "" | "log" | "info" => "log",
         "warning" | "warn" => "warning",
         "error" | "err" => "error",
         other => return Err(Fail::invalid("level", format!("unknown level '{other}'"))),
     };
-    let index = ed.console.push(
+    ed.console.push(
         kind,
         message,
         &user_stack(
@@ -186,41 +185,40 @@ pub fn handle_log(
     );
     ok(
         format!("Logged {kind} message to the Unity console."),
-        json!({ "level": kind, "message": message, "index": index }),
+        json!({ "message": message, "level": level }),
     )
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::HandlerOutcome;
     use super::super::testing::Harness;
     use serde_json::json;
 
     #[test]
     fn editor_console_log_read_filter_clear() {
         let mut h = Harness::new();
-        let start = h.ok("console", json!({"lines": 0}))["next_since"]
-            .as_u64()
-            .unwrap();
+        h.ok("console", json!({"clear": true}));
         h.ok("log", json!({"message": "hello"}));
         h.ok("log", json!({"message": "careful", "level": "warn"}));
         h.ok("log", json!({"message": "boom", "level": "error"}));
-        let d = h.ok("console", json!({"since": start}));
-        let msgs: Vec<_> = d["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["message"].clone())
-            .collect();
-        assert_eq!(msgs, vec![json!("hello"), json!("careful"), json!("boom")]);
-        let errs = h.ok("console", json!({"since": start, "type": "error"}));
-        assert_eq!(errs["total"], 1);
-        assert_eq!(errs["entries"][0]["type"], "error");
-        let last = h.ok("console", json!({"since": start, "lines": 1}));
-        assert_eq!(last["entries"][0]["message"], "boom");
+        let d = h.ok("console", json!({"since": 0, "stacktrace": "none"}));
+        assert_eq!(d["entries"], json!(["hello", "careful", "boom"]));
+        assert_eq!(d["last_cursor"], 3);
+        let errs = h.ok("console", json!({"type": "error", "stacktrace": "none"}));
+        assert_eq!(errs["matched"], 1);
+        assert_eq!(errs["entries"], json!(["boom"]));
+        let last = h.ok("console", json!({"lines": 1, "stacktrace": "none"}));
+        assert_eq!(last["entries"], json!(["boom"]));
         assert_eq!(last["truncated"], true);
-        let cleared = h.ok("console", json!({"clear": true}));
-        assert!(cleared["cleared"].as_u64().unwrap() >= 3);
-        assert_eq!(h.ok("console", json!({}))["total"], 0);
+        let first = h.ok("console", json!({"since": 0, "lines": 1}));
+        assert_eq!(first["last_cursor"], 1);
+        assert!(first["entries"][0].as_str().unwrap().starts_with("hello"));
+        assert!(matches!(
+            h.call("console", json!({"clear": true})).outcome,
+            HandlerOutcome::Success { data: None, .. }
+        ));
+        assert_eq!(h.ok("console", json!({}))["total_in_console"], 0);
         assert_eq!(h.err("log", json!({})), "MISSING_PARAM");
     }
 }

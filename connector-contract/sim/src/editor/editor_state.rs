@@ -156,10 +156,8 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
                 ));
             }
             let previous = std::mem::replace(&mut ed.chrome.active_tool, tool.clone());
-            ok(
-                format!("Active tool set to {tool}."),
-                json!({"active_tool": tool, "previous": previous}),
-            )
+            let _ = previous;
+            ok(format!("Active tool set to {tool}."), Value::Null)
         }
         "add_tag" => add_tag(ed, a),
         "remove_tag" => remove_tag(ed, a),
@@ -182,10 +180,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
 
 fn play(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
     if ed.play.state != PlayState::Edit {
-        return ok(
-            "Already in play mode.",
-            json!({"state": ed.editor_state(), "changed": false}),
-        );
+        return ok("Already in play mode.", Value::Null);
     }
     if ed.compile_errors {
         return Err(Fail::new(
@@ -198,10 +193,7 @@ fn play(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
     ed.play.state = PlayState::Playing;
     ed.play.entered_at_ms = ctx.now_ms;
     let reload = ed.knobs.play_mode_reloads_domain;
-    let inv = Invocation::ok(
-        "Entered play mode.",
-        json!({"state": "playing", "changed": true, "domain_reload": reload}),
-    );
+    let inv = Invocation::ok("Entered play mode.", Value::Null);
     Ok(if reload {
         inv.with_reload(ReloadReason::EnterPlayMode, false)
     } else {
@@ -211,10 +203,7 @@ fn play(ed: &mut Editor, ctx: &InvokeContext) -> Handled {
 
 fn stop(ed: &mut Editor) -> Handled {
     if ed.play.state == PlayState::Edit {
-        return ok(
-            "Not in play mode.",
-            json!({"state": "ready", "changed": false}),
-        );
+        return ok("Not in play mode.", Value::Null);
     }
     if let Some(w) = ed.play.edit_world.take() {
         ed.world = w;
@@ -227,7 +216,7 @@ fn stop(ed: &mut Editor) -> Handled {
     });
     ok(
         "Exited play mode; scene changes made while playing were discarded.",
-        json!({"state": "ready", "changed": true}),
+        Value::Null,
     )
 }
 
@@ -243,10 +232,7 @@ fn pause(ed: &mut Editor) -> Handled {
         PlayState::Paused => (PlayState::Playing, "Play mode resumed."),
     };
     ed.play.state = next;
-    ok(
-        msg,
-        json!({"state": ed.editor_state(), "paused": next == PlayState::Paused}),
-    )
+    ok(msg, Value::Null)
 }
 
 fn focus(ed: &mut Editor, a: Args) -> Handled {
@@ -282,7 +268,7 @@ fn focus(ed: &mut Editor, a: Args) -> Handled {
     ed.chrome.focused_window = ty.to_string();
     ok(
         format!("Focused the {title} window."),
-        json!({"type": format!("UnityEditor.{ty}"), "title": title, "opened": opened}),
+        json!({"type": format!("UnityEditor.{ty}"), "title": title}),
     )
 }
 
@@ -295,10 +281,7 @@ fn add_tag(ed: &mut Editor, a: Args) -> Handled {
         ));
     }
     ed.chrome.tags.push(tag.clone());
-    ok(
-        format!("Tag '{tag}' added."),
-        json!({"tag": tag, "tags": ed.chrome.tags}),
-    )
+    ok(format!("Tag '{tag}' added."), Value::Null)
 }
 
 fn remove_tag(ed: &mut Editor, a: Args) -> Handled {
@@ -333,10 +316,7 @@ fn remove_tag(ed: &mut Editor, a: Args) -> Handled {
         .with_data(json!({"objects": users})));
     }
     ed.chrome.tags.retain(|t| *t != tag);
-    ok(
-        format!("Tag '{tag}' removed."),
-        json!({"tag": tag, "tags": ed.chrome.tags}),
-    )
+    ok(format!("Tag '{tag}' removed."), Value::Null)
 }
 
 fn add_layer(ed: &mut Editor, a: Args) -> Handled {
@@ -365,7 +345,7 @@ fn add_layer(ed: &mut Editor, a: Args) -> Handled {
     ed.chrome.layers[index] = Some(name.clone());
     ok(
         format!("Layer '{name}' added at index {index}."),
-        json!({"layer": name, "index": index}),
+        Value::Null,
     )
 }
 
@@ -391,7 +371,7 @@ fn remove_layer(ed: &mut Editor, a: Args) -> Handled {
     ed.chrome.layers[index] = None;
     ok(
         format!("Layer '{name}' removed from index {index}."),
-        json!({"layer": name, "index": index}),
+        Value::Null,
     )
 }
 
@@ -401,13 +381,9 @@ pub fn tags_layers_json(ed: &Editor) -> Value {
         .layers
         .iter()
         .enumerate()
-        .filter_map(|(i, l)| {
-            l.as_ref().map(|n| {
-                json!({"index": i, "name": n, "builtin": BUILTIN_LAYERS.iter().any(|(b, _)| *b == i)})
-            })
-        })
+        .filter_map(|(i, l)| l.as_ref().map(|n| json!({"index": i, "name": n})))
         .collect();
-    json!({"tags": ed.chrome.tags, "layers": layers, "sorting_layers": ["Default"]})
+    json!({"tags": ed.chrome.tags, "layers": layers})
 }
 
 fn set_selection(ed: &mut Editor, a: Args) -> Handled {
@@ -432,14 +408,14 @@ fn set_selection(ed: &mut Editor, a: Args) -> Handled {
     }
     picked.dedup();
     ed.chrome.selection = picked;
-    let data = selection_json(ed, false);
+    let count = selection_json(ed, false)["count"].clone();
     ok(
         if targets.is_empty() {
             "Selection cleared.".to_string()
         } else {
-            format!("{} object(s) selected.", data["count"])
+            format!("{count} object(s) selected.")
         },
-        data,
+        json!({ "count": count }),
     )
 }
 
@@ -451,9 +427,8 @@ pub fn selection_json(ed: &Editor, durable: bool) -> Value {
                 let Some(o) = ed.world.get(*id) else { continue };
                 let scene = ed.world.scene(o.scene);
                 let mut v = json!({
-                    "kind": "scene_object", "instance_id": id, "name": o.name,
-                    "path": ed.world.path_of(*id), "type": "GameObject",
-                    "scene": scene.map(|s| s.path.clone()),
+                    "instance_id": id, "name": o.name, "kind": "scene",
+                    "path": format!("/{}", ed.world.path_of(*id)), "type": "GameObject",
                 });
                 if durable {
                     let scene_guid = scene
@@ -470,8 +445,9 @@ pub fn selection_json(ed: &Editor, durable: bool) -> Value {
                     continue;
                 };
                 let mut v = json!({
-                    "kind": "asset", "path": path, "guid": asset.guid,
-                    "name": super::asset_db::display_name(path), "type": asset.type_name(),
+                    "instance_id": asset_instance_id(&asset.guid),
+                    "name": super::asset_db::display_name(path), "kind": "asset",
+                    "path": path, "type": asset.type_name(),
                 });
                 if durable {
                     v["global_id"] = json!(format!(
@@ -483,7 +459,13 @@ pub fn selection_json(ed: &Editor, durable: bool) -> Value {
             }
         }
     }
-    json!({"count": items.len(), "active": items.first().cloned(), "items": items})
+    let active = items.first().map_or(json!(0), |v| v["instance_id"].clone());
+    json!({"count": items.len(), "active_instance_id": active, "objects": items})
+}
+
+/// A stable positive instance id for an asset (Unity gives loaded assets positive ids).
+fn asset_instance_id(guid: &str) -> i64 {
+    i64::from_str_radix(&guid[..guid.len().min(7)], 16).unwrap_or(1) + 1
 }
 
 #[cfg(test)]
@@ -535,11 +517,10 @@ mod tests {
             ),
             "TAG_ALREADY_EXISTS"
         );
-        let l = h.ok(
+        h.ok(
             "manage_editor",
             json!({"action": "add_layer", "layer_name": "Ground"}),
         );
-        assert_eq!(l["index"], 8);
         let tl = h.ok("manage_editor", json!({"action": "get_tags_layers"}));
         assert!(tl["tags"].as_array().unwrap().contains(&json!("Enemy")));
         assert!(
@@ -547,7 +528,7 @@ mod tests {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|l| l["name"] == "Ground")
+                .any(|l| l["name"] == "Ground" && l["index"] == 8)
         );
         assert_eq!(
             h.err(
@@ -567,7 +548,7 @@ mod tests {
         );
         assert_eq!(sel["count"], 2);
         assert!(
-            sel["items"][0]["global_id"]
+            sel["objects"][0]["global_id"]
                 .as_str()
                 .unwrap()
                 .starts_with("GlobalObjectId_V1-2-")

@@ -694,7 +694,10 @@ pub fn handle(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeCont
         return Ok(inv);
     }
     let t2 = Instant::now();
-    let data = json!({"result": value.json(ev.ed), "type": value.type_name(), "logs": logs_json});
+    // `data` is the snippet's return value itself, of any JSON type; none when it returned
+    // null. What it logged went to the Console.
+    let _ = logs_json;
+    let data = value.json(ev.ed);
     timings.insert(
         "serialize_ms".into(),
         json!(t2.elapsed().as_millis() as i64),
@@ -751,57 +754,51 @@ mod tests {
     #[test]
     fn editor_exec_evaluates_the_supported_subset() {
         let mut h = Harness::new();
+        assert_eq!(h.ok("exec", json!({"code": "return 40 + 2;"})), 42);
         assert_eq!(
-            h.ok("exec", json!({"code": "return 40 + 2;"}))["result"],
-            42
-        );
-        assert_eq!(
-            h.ok("exec", json!({"code": "var x = 3; return x * (2 + 1.5);"}))["result"],
+            h.ok("exec", json!({"code": "var x = 3; return x * (2 + 1.5);"})),
             10.5
         );
-        assert_eq!(
-            h.ok("exec", json!({"code": "return \"a\" + 1;"}))["result"],
-            "a1"
-        );
+        assert_eq!(h.ok("exec", json!({"code": "return \"a\" + 1;"})), "a1");
         assert_eq!(
             h.ok(
                 "exec",
                 json!({"code": "SceneManager.GetActiveScene().name"})
-            )["result"],
+            ),
             "SampleScene"
         );
         assert_eq!(
             h.ok(
                 "exec",
                 json!({"code": "return GameObject.Find(\"Player\") != null;"})
-            )["result"],
+            ),
             true
         );
         assert_eq!(
             h.ok(
                 "exec",
                 json!({"code": "return GameObject.Find(\"Player\").tag;"})
-            )["result"],
+            ),
             "Player"
         );
-        let before = h.ok("console", json!({"lines": 0}))["total"]
+        let before = h.ok("console", json!({"lines": 0}))["total_in_console"]
             .as_u64()
             .unwrap();
         let d = h.ok(
             "exec",
             json!({"code": "UnityEngine.Debug.Log(\"hello \" + 5);"}),
         );
-        assert_eq!(d["logs"][0]["message"], "hello 5");
-        let after = h.ok("console", json!({"lines": 1}));
-        assert_eq!(after["entries"][0]["message"], "hello 5");
-        assert_eq!(after["total"].as_u64().unwrap(), before + 1);
+        assert_eq!(d, serde_json::Value::Null);
+        let after = h.ok("console", json!({"lines": 1, "stacktrace": "none"}));
+        assert_eq!(after["entries"][0], "hello 5");
+        assert_eq!(after["total_in_console"].as_u64().unwrap(), before + 1);
         // compile_only has no side effects.
         h.ok(
             "exec",
             json!({"code": "Debug.Log(\"quiet\");", "compile_only": true}),
         );
         assert_eq!(
-            h.ok("console", json!({"lines": 1}))["entries"][0]["message"],
+            h.ok("console", json!({"lines": 1, "stacktrace": "none"}))["entries"][0],
             "hello 5"
         );
         assert_eq!(
@@ -814,15 +811,12 @@ mod tests {
             h.ok(
                 "exec",
                 json!({"code": format!("return {}5;", "-".repeat(100_001))})
-            )["result"],
+            ),
             -5
         );
-        assert_eq!(
-            h.ok("exec", json!({"code": "return !(1 == 2);"}))["result"],
-            true
-        );
+        assert_eq!(h.ok("exec", json!({"code": "return !(1 == 2);"})), true);
         let nested = format!("return {}1{};", "(".repeat(60), ")".repeat(60));
-        assert_eq!(h.ok("exec", json!({"code": nested}))["result"], 1);
+        assert_eq!(h.ok("exec", json!({"code": nested})), 1);
         assert_eq!(
             h.err(
                 "exec",

@@ -407,18 +407,14 @@ fn set_transform(ed: &mut Editor, a: Args) -> Handled {
     )
 }
 
-const FIELDS: [&str; 11] = [
+/// The projection fields a `fields` list may name (`id` is an alias of `instance_id`).
+const FIELDS: [&str; 6] = [
     "instance_id",
     "name",
     "path",
-    "active",
-    "tag",
-    "layer",
-    "components",
-    "position",
     "scene",
-    "parent",
-    "child_count",
+    "active",
+    "global_id",
 ];
 
 pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
@@ -454,72 +450,97 @@ pub fn find(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContex
                 && (include_inactive || w.active_in_hierarchy(*id))
         })
         .collect();
+    // Sorted by hierarchy path (ordinal), then paged.
+    let mut matches: Vec<(String, i64)> =
+        matches.into_iter().map(|id| (w.path_of(id), id)).collect();
+    matches.sort();
     let total = matches.len();
     let page: Vec<i64> = matches
         .into_iter()
+        .map(|(_, id)| id)
         .skip(offset)
         .take(if limit == 0 { usize::MAX } else { limit })
         .collect();
     let returned = page.len();
-    let has_more = offset + returned < total;
-    let summary = json!({"total": total, "returned": returned, "offset": offset, "limit": limit, "has_more": has_more});
-    let msg = format!("{returned} of {total} GameObject(s) matched.");
-    let mut data = summary;
-    if a.flag("ids")? {
-        data["ids"] = json!(page);
-        return ok(msg, data);
+    let has_more = limit > 0 && offset + returned < total;
+    let ids = a.flag("ids")?;
+    let names = a.flag("names")?;
+    let fields = a.str("fields")?;
+    if [ids, names, fields.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count()
+        > 1
+    {
+        return Err(Fail::new(
+            "INVALID_PROJECTION",
+            "Use at most one of ids, names and fields.",
+        ));
     }
-    if a.flag("names")? {
-        data["names"] = json!(
-            page.iter()
-                .map(|id| w.objects[id].name.clone())
-                .collect::<Vec<_>>()
-        );
-        return ok(msg, data);
-    }
-    let fields: Vec<String> = match a.str("fields")? {
+    let fields: Vec<String> = match fields {
         None => vec!["instance_id".into(), "name".into()],
         Some(f) if f.trim().eq_ignore_ascii_case("all") => {
-            FIELDS.iter().map(|s| s.to_string()).collect()
+            FIELDS[..5].iter().map(|s| s.to_string()).collect()
         }
         Some(f) => f
             .split(',')
             .map(|s| s.trim().to_ascii_lowercase())
             .filter(|s| !s.is_empty())
+            .map(|s| {
+                if s == "id" {
+                    "instance_id".to_string()
+                } else {
+                    s
+                }
+            })
             .collect(),
     };
     if let Some(bad) = fields.iter().find(|f| !FIELDS.contains(&f.as_str())) {
-        return Err(Fail::invalid(
-            "fields",
-            format!("unknown field '{bad}'; known: {}, all", FIELDS.join(", ")),
-        ));
+        return Err(Fail::new(
+            "INVALID_FIELDS",
+            format!(
+                "Unknown field '{bad}'; known: {}, id, all.",
+                FIELDS.join(", ")
+            ),
+        )
+        .with_data(json!({"field": bad})));
     }
+    // `ids` and `names` project each match to a bare integer or string, which the published
+    // schema (items: open objects) does not admit.
     let results: Vec<Value> = page
         .iter()
         .map(|id| {
             let o = &w.objects[id];
+            if ids {
+                return json!(id);
+            }
+            if names {
+                return json!(o.name);
+            }
             let mut m = serde_json::Map::new();
             for f in &fields {
                 let v = match f.as_str() {
                     "instance_id" => json!(id),
                     "name" => json!(o.name),
-                    "path" => json!(w.path_of(*id)),
-                    "active" => json!(o.active),
-                    "tag" => json!(o.tag),
-                    "layer" => json!(o.layer),
-                    "components" => json!(o.component_types()),
-                    "position" => v3json(w.pose(*id).position),
-                    "scene" => json!(w.scene(o.scene).map(|s| s.path.clone())),
-                    "parent" => json!(o.parent),
-                    _ => json!(o.children.len()),
+                    "path" => json!(format!("/{}", w.path_of(*id))),
+                    "scene" => json!(w.scene(o.scene).map(|s| s.name())),
+                    "active" => json!(w.active_in_hierarchy(*id)),
+                    _ => json!(format!(
+                        "GlobalObjectId_V1-2-{:032x}-{}-0",
+                        o.scene,
+                        id * 7919
+                    )),
                 };
                 m.insert(f.clone(), v);
             }
             Value::Object(m)
         })
         .collect();
-    data["results"] = json!(results);
-    ok(msg, data)
+    ok(
+        format!("{returned} of {total} matched (offset {offset})."),
+        json!({"total": total, "returned": returned, "offset": offset, "limit": limit,
+               "has_more": has_more, "results": results}),
+    )
 }
 
 #[cfg(test)]
@@ -543,10 +564,8 @@ mod tests {
         assert_eq!(c["transform"]["scale"], c["transform"]["local_scale"]);
         let f = h.ok("find_gameobjects", json!({"name": "cube", "fields": "all"}));
         assert_eq!(f["total"], 1);
-        assert_eq!(
-            f["results"][0]["position"],
-            json!({"x": 1.0, "y": 2.0, "z": 3.0})
-        );
+        assert_eq!(f["results"][0]["path"], "/Cube");
+        assert_eq!(f["results"][0]["scene"], "SampleScene");
         let child = h.ok(
             "manage_gameobject",
             json!({"action": "create", "name": "Child", "parent": id}),
@@ -600,7 +619,7 @@ mod tests {
         assert_eq!(d["clones"][1]["name"], "Cube (2)");
         assert_eq!(d["source"]["instance_id"], id);
         assert_eq!(
-            h.ok("find_gameobjects", json!({"name": "Cube", "names": true}))["names"],
+            h.ok("find_gameobjects", json!({"name": "Cube", "names": true}))["results"],
             json!(["Cube", "Cube (1)", "Cube (2)"])
         );
         h.ok(
@@ -631,7 +650,7 @@ mod tests {
             json!({"action": "set_layer", "path": "Ground", "layer": "Water"}),
         );
         assert_eq!(
-            h.ok("find_gameobjects", json!({"layer": "Water", "ids": true}))["ids"]
+            h.ok("find_gameobjects", json!({"layer": "Water", "ids": true}))["results"]
                 .as_array()
                 .unwrap()
                 .len(),
@@ -646,7 +665,7 @@ mod tests {
             json!({"include_inactive": false, "names": true}),
         );
         assert!(
-            !active_only["names"]
+            !active_only["results"]
                 .as_array()
                 .unwrap()
                 .contains(&json!("CameraTarget"))
@@ -664,7 +683,7 @@ mod tests {
         );
         assert_eq!(
             h.err("find_gameobjects", json!({"fields": "bogus"})),
-            "INVALID_PARAM"
+            "INVALID_FIELDS"
         );
         assert_eq!(
             h.err(

@@ -3,7 +3,7 @@
 
 use super::args::{Args, Fail};
 use super::{Editor, Handled, InvokeContext, ok};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// (id, title, body)
 type Entry = (&'static str, &'static str, &'static str);
@@ -74,33 +74,52 @@ const UI_SLOP: &[Entry] = &[
     ),
 ];
 
-fn guide(entries: &[Entry], kind: &str, id: Option<&str>) -> Handled {
-    match id
-        .map(str::trim)
-        .filter(|i| !i.eq_ignore_ascii_case("list"))
-    {
-        None => {
-            let index: Vec<_> = entries
-                .iter()
-                .map(|(id, title, _)| json!({"id": id, "title": title}))
-                .collect();
-            ok(
-                format!("{} {kind} entries; ask for one by id.", index.len()),
-                json!({"entries": index, "count": index.len()}),
-            )
-        }
-        Some(want) => {
-            let norm = want.to_ascii_lowercase().replace(['-', ' '], "_");
-            let Some((id, title, body)) = entries.iter().find(|(id, _, _)| *id == norm) else {
-                return Err(Fail::new("GUIDE_ENTRY_NOT_FOUND", format!("No {kind} entry '{want}'."))
-                    .with_data(json!({"id": want, "available": entries.iter().map(|e| e.0).collect::<Vec<_>>()})));
-            };
-            ok(
-                title.to_string(),
-                json!({"id": id, "title": title, "text": body}),
-            )
-        }
+/// Each game-feel topic's category, in the index's category order.
+const CATEGORIES: [&str; 7] = [
+    "ethics",
+    "theory",
+    "technique",
+    "ui",
+    "workflow",
+    "anti_pattern",
+    "checklist",
+];
+
+fn feel_category(key: &str) -> &'static str {
+    if key == "easing" { "ui" } else { "technique" }
+}
+
+/// Each UI tell's area (A-E) and severity.
+fn slop_area(id: &str) -> (&'static str, &'static str) {
+    match id {
+        "inconsistent_spacing" => ("A", "weak"),
+        "unanchored_elements" => ("A", "strong"),
+        "tiny_hit_targets" => ("B", "strong"),
+        "mixed_fonts" => ("C", "weak"),
+        "unreadable_text" => ("C", "strong"),
+        _ => ("D", "strong"),
     }
+}
+
+fn find<'a>(entries: &'a [Entry], kind: &str, want: &str) -> Result<&'a Entry, Fail> {
+    let norm = want.to_ascii_lowercase().replace(['-', ' '], "_");
+    entries
+        .iter()
+        .find(|(id, _, _)| *id == norm)
+        .ok_or_else(|| {
+            Fail::new(
+                "GUIDE_ENTRY_NOT_FOUND",
+                format!("No {kind} entry '{want}'."),
+            )
+            .with_data(
+                json!({"id": want, "available": entries.iter().map(|e| e.0).collect::<Vec<_>>()}),
+            )
+        })
+}
+
+fn wanted(id: Option<&str>) -> Option<&str> {
+    id.map(str::trim)
+        .filter(|i| !i.is_empty() && !i.eq_ignore_ascii_case("list"))
 }
 
 pub fn game_feel(
@@ -109,11 +128,68 @@ pub fn game_feel(
     a: Args,
     _ctx: &InvokeContext,
 ) -> Handled {
-    guide(GAME_FEEL, "game-feel", a.str("topic")?)
+    match wanted(a.str("topic")?) {
+        // The index nests: `topics[i].topics[j]`, one group per category, keys sorted.
+        None => {
+            let groups: Vec<Value> = CATEGORIES
+                .iter()
+                .filter_map(|c| {
+                    let mut keys: Vec<&Entry> = GAME_FEEL
+                        .iter()
+                        .filter(|(k, _, _)| feel_category(k) == *c)
+                        .collect();
+                    keys.sort_by_key(|(k, _, _)| *k);
+                    (!keys.is_empty()).then(|| {
+                        json!({"category": c, "topics": keys.iter()
+                            .map(|(k, t, _)| json!({"key": k, "title": t})).collect::<Vec<_>>()})
+                    })
+                })
+                .collect();
+            ok(
+                format!("{} game-feel topics; ask for one by key.", GAME_FEEL.len()),
+                json!({ "topics": groups }),
+            )
+        }
+        Some(want) => {
+            let (key, title, body) = find(GAME_FEEL, "game-feel", want)?;
+            ok(
+                title.to_string(),
+                json!({"key": key, "category": feel_category(key), "title": title, "body": body}),
+            )
+        }
+    }
 }
 
 pub fn ui_slop(_ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
-    guide(UI_SLOP, "UI-slop", a.str("id")?)
+    match wanted(a.str("id")?) {
+        None => {
+            let areas: Vec<Value> = ["A", "B", "C", "D", "E"]
+                .iter()
+                .filter_map(|area| {
+                    let tells: Vec<Value> = UI_SLOP
+                        .iter()
+                        .filter(|(id, _, _)| slop_area(id).0 == *area)
+                        .map(|(id, t, _)| json!({"id": id, "severity": slop_area(id).1, "tell": t}))
+                        .collect();
+                    (!tells.is_empty()).then(|| json!({"area": area, "tells": tells}))
+                })
+                .collect();
+            ok(
+                format!("{} UI tells; ask for one by id.", UI_SLOP.len()),
+                json!({ "areas": areas }),
+            )
+        }
+        Some(want) => {
+            let (id, title, body) = find(UI_SLOP, "UI-slop", want)?;
+            let (area, severity) = slop_area(id);
+            ok(
+                title.to_string(),
+                json!({"id": id, "area": area, "severity": severity, "tell": title,
+                       "check": null, "exception": null, "fix": body, "borrow": null,
+                       "deep_topic": null}),
+            )
+        }
+    }
 }
 
 #[cfg(test)]
@@ -124,12 +200,17 @@ mod tests {
     #[test]
     fn editor_guides_index_and_entries() {
         let mut h = Harness::new();
-        assert_eq!(h.ok("game_feel", json!({}))["count"], 6);
+        let index = h.ok("game_feel", json!({}));
+        assert_eq!(index["topics"][0]["category"], "technique");
         assert_eq!(
-            h.ok("game_feel", json!({"topic": "screen-shake"}))["id"],
+            h.ok("game_feel", json!({"topic": "screen-shake"}))["key"],
             "screen_shake"
         );
-        assert_eq!(h.ok("ui_slop", json!({"id": "list"}))["count"], 6);
+        assert_eq!(
+            h.ok("ui_slop", json!({"id": "list"}))["areas"][0]["area"],
+            "A"
+        );
+        assert_eq!(h.ok("ui_slop", json!({"id": "mixed_fonts"}))["area"], "C");
         assert_eq!(
             h.err("ui_slop", json!({"id": "nope"})),
             "GUIDE_ENTRY_NOT_FOUND"

@@ -61,24 +61,53 @@ fn material_json(ed: &Editor, path: &str, only: Option<&str>, limit: usize) -> R
         ));
     };
     let def = shaders::find(ed, shader);
-    let describe = |name: &String, value: &Value| json!({"name": name, "type": prop_type(def.as_ref(), name).unwrap_or_else(|| "Float".into()), "value": value});
+    let ty = |name: &str| prop_type(def.as_ref(), name).unwrap_or_else(|| "Float".into());
     if let Some(want) = only {
         let Some((name, value)) = props.iter().find(|(k, _)| k.eq_ignore_ascii_case(want)) else {
             return Err(missing_property(path, shader, want, props));
         };
-        return Ok(
-            json!({"path": path, "guid": asset.guid, "shader": shader, "property": describe(name, value)}),
-        );
+        let t = ty(name);
+        return Ok(json!({"path": path, "shader": shader, "name": name,
+                         "value": mat_value(ed, &t, value), "type": t}));
     }
     let list: Vec<Value> = props
         .iter()
         .take(limit)
-        .map(|(k, v)| describe(k, v))
+        .map(|(k, v)| {
+            let t = ty(k);
+            json!({"name": k, "value": mat_value(ed, &t, v), "type": t})
+        })
         .collect();
     Ok(json!({
-        "path": path, "guid": asset.guid, "shader": shader, "shader_found": def.is_some(),
-        "property_count": props.len(), "properties": list, "truncated": props.len() > limit,
+        "path": path, "shader": shader, "property_count": props.len(),
+        "truncated": props.len() > limit, "properties": list,
     }))
+}
+
+/// A property value as the Connector reads it back: numbers for Float/Range/Int (the published
+/// schema says object), `{r,g,b,a}`, `{x,y,z,w}`, a texture as `{instance_id, name, type}` or
+/// null.
+fn mat_value(ed: &Editor, ty: &str, v: &Value) -> Value {
+    match (ty, v) {
+        ("Texture", Value::String(p)) => match ed.assets.get(p) {
+            Some(a) => json!({
+                "instance_id": i64::from_str_radix(&a.guid[..7.min(a.guid.len())], 16).unwrap_or(1) + 1,
+                "name": asset_db::display_name(p), "type": a.type_name(),
+            }),
+            None => Value::Null,
+        },
+        ("Texture", _) => Value::Null,
+        _ => v.clone(),
+    }
+}
+
+fn material_summary(ed: &Editor, path: &str) -> Value {
+    match ed.assets.get(path).map(|a| &a.kind) {
+        Some(AssetKind::Material { shader, props }) => {
+            json!({"path": path, "shader": shader, "property_count": props.len()})
+        }
+        _ => Value::Null,
+    }
 }
 
 fn missing_property(path: &str, shader: &str, want: &str, props: &Map<String, Value>) -> Fail {
@@ -115,10 +144,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     props,
                 },
             );
-            let data = material_json(ed, &path, None, 60)?;
             ok(
-                format!("Material created at {path} with shader {}.", def.name),
-                data,
+                format!("Created material at {path}"),
+                material_summary(ed, &path),
             )
         }
         "get" => {
@@ -153,12 +181,11 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             else {
                 return unreachable_material(&path);
             };
-            let previous = props
-                .insert(key.clone(), converted.clone())
-                .unwrap_or(Value::Null);
+            props.insert(key.clone(), converted.clone());
+            let value = mat_value(ed, &ty, &converted);
             ok(
                 format!("Set {key} on {path}."),
-                json!({"path": path, "property": key, "type": ty, "previous": previous, "value": converted}),
+                json!({"path": path, "name": key, "type": ty, "value": value}),
             )
         }
         "set_shader" => {
@@ -189,9 +216,10 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 }
             }
             *props = fresh;
+            let _ = kept;
             ok(
                 format!("Material {path} now uses {} (was {previous}).", def.name),
-                json!({"path": path, "shader": def.name, "previous_shader": previous, "kept_properties": kept}),
+                material_summary(ed, &path),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -333,18 +361,24 @@ mod tests {
             "manage_material",
             json!({"action": "get", "path": "Assets/Materials/Red.mat", "property": "_color"}),
         );
-        assert_eq!(g["property"]["value"]["r"], 1.0);
+        assert_eq!(g["value"]["r"], 1.0);
+        assert_eq!(g["name"], "_Color");
         h.ok("manage_material", json!({"action": "set", "path": "Assets/Materials/Red.mat", "property": "_MainTex", "value": "Assets/Textures/Grass.png"}));
         assert_eq!(h.err("manage_material", json!({"action": "set", "path": "Assets/Materials/Red.mat", "property": "_Glossiness", "value": "shiny"})), "INVALID_PARAM");
         assert_eq!(h.err("manage_material", json!({"action": "set", "path": "Assets/Materials/Red.mat", "property": "_Nope", "value": 1})), "MATERIAL_PROPERTY_NOT_FOUND");
         let ss = h.ok("manage_material", json!({"action": "set_shader", "path": "Assets/Materials/Red.mat", "shader": "Unlit/Color"}));
-        assert_eq!(ss["kept_properties"], json!(["_Color"]));
+        assert_eq!(ss["shader"], "Unlit/Color");
+        let red = h.ok(
+            "manage_material",
+            json!({"action": "get", "path": "Assets/Materials/Red.mat", "property": "_Color"}),
+        );
+        assert_eq!(red["value"]["r"], 1.0);
         let found = h.ok(
             "manage_assets",
             json!({"action": "find", "type": "Material"}),
         );
         assert!(
-            found["results"]
+            found["assets"]
                 .as_array()
                 .unwrap()
                 .iter()

@@ -124,17 +124,39 @@ const BLOCKED: [&str; 5] = [
 
 pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContext) -> Handled {
     if action == Some("list") {
-        let filter = a.str("filter")?.unwrap_or("").to_ascii_lowercase();
         let limit = a.i64("limit")?.unwrap_or(300).max(1) as usize;
+        let Some(filter) = a.str("filter")?.filter(|f| !f.trim().is_empty()) else {
+            // No filter: the top-level menu groups with their sizes, and a hint to narrow.
+            let mut groups: Vec<(String, usize)> = Vec::new();
+            for (p, _, _) in ITEMS {
+                let top = p.split('/').next().unwrap_or(p);
+                match groups.iter_mut().find(|(g, _)| g == top) {
+                    Some(g) => g.1 += 1,
+                    None => groups.push((top.to_string(), 1)),
+                }
+            }
+            groups.sort_by_key(|(g, _)| g.to_lowercase());
+            let list: Vec<Value> = groups
+                .iter()
+                .map(|(g, n)| json!({"name": g, "count": n}))
+                .collect();
+            return Ok(Invocation::ok(
+                format!("{} menu group(s).", list.len()),
+                json!({"total": ITEMS.len(), "groups": list}),
+            )
+            .with_hint("Pass a filter (for example a group name) to list the menu items in it."));
+        };
+        let wanted = filter.to_ascii_lowercase();
         let all: Vec<&str> = ITEMS
             .iter()
             .map(|(p, _, _)| *p)
-            .filter(|p| p.to_ascii_lowercase().contains(&filter))
+            .filter(|p| p.to_ascii_lowercase().contains(&wanted))
             .collect();
         let items: Vec<&str> = all.iter().take(limit).copied().collect();
         return ok(
             format!("{} of {} menu item(s).", items.len(), all.len()),
-            json!({"items": items, "returned": items.len(), "total": all.len(), "truncated": items.len() < all.len()}),
+            json!({"filter": filter, "total": all.len(), "returned": items.len(),
+                   "truncated": items.len() < all.len(), "items": items}),
         );
     }
     let path = a.req_str("menu_path")?.trim().trim_matches('/').to_string();
@@ -162,10 +184,8 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
         );
     };
     if tool.is_empty() {
-        return ok(
-            format!("Executed {item}."),
-            json!({"menu_path": item, "executed": true}),
-        );
+        // An executed menu item answers with no `data`.
+        return ok(format!("Executed {item}."), Value::Null);
     }
     let params: Map<String, Value> = serde_json::from_str(params).unwrap_or_default();
     let action = params
@@ -180,10 +200,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
         ..
     } = inner;
     let mut inv = match outcome {
-        super::HandlerOutcome::Success { data, .. } => Invocation::ok(
-            format!("Executed {item}."),
-            json!({"menu_path": item, "executed": true, "result": data}),
-        ),
+        super::HandlerOutcome::Success { .. } => {
+            Invocation::ok(format!("Executed {item}."), Value::Null)
+        }
         super::HandlerOutcome::Error {
             code,
             message,

@@ -614,6 +614,20 @@ impl Editor {
     pub fn log(&mut self, level: &str, message: &str) {
         self.console.push(level, message, "");
     }
+    /// Open a project that already has this registry package installed (a direct dependency).
+    pub fn add_installed_package(&mut self, name: &str, version: &str, display_name: &str) {
+        if !self.packages.is_installed(name) {
+            self.packages.installed.push(packages::Package {
+                name: name.into(),
+                version: version.into(),
+                source: "registry".into(),
+                display_name: display_name.into(),
+                is_direct_dependency: true,
+                resolved_path: String::new(),
+            });
+            self.packages.installed.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+    }
     /// Whether `com.unity.test-framework` is installed; without it `run_tests` does not exist
     /// (§7.1) and the core should drop it from the catalog.
     pub fn has_test_framework(&self) -> bool {

@@ -635,13 +635,18 @@ mod tests {
         );
         let second = h.ok(
             "find_gameobjects",
-            json!({"name": "Player", "fields": "instance_id,components"}),
-        );
+            json!({"name": "Player", "fields": "instance_id"}),
+        )["results"][1]["instance_id"]
+            .clone();
         assert!(
-            second["results"][1]["components"]
+            h.ok(
+                "manage_components",
+                json!({"action": "list", "instance_id": second})
+            )["components"]
                 .as_array()
                 .unwrap()
-                .contains(&json!("AudioSource"))
+                .iter()
+                .any(|c| c["type_short"] == "AudioSource")
         );
         assert_eq!(
             h.ok(
@@ -661,7 +666,7 @@ mod tests {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|c| c["type"] == "BoxCollider")
+                .any(|c| c["type_short"] == "BoxCollider")
         );
         h.ok("manage_components", json!({"action": "set", "path": "Player", "type": "Rigidbody", "property": "m_Mass", "value": 9}));
         h.ok(

@@ -201,18 +201,21 @@ fn scene_counts(ed: &Editor) -> (usize, usize) {
     (scripts, renderers)
 }
 
+/// The Connector's status, in camelCase as its result class declares (-1 for no frame).
 fn status_json(ed: &Editor) -> Value {
     let p = &ed.profiler;
     json!({
-        "enabled": p.enabled, "recording": p.enabled && ed.play.state != PlayState::Paused,
-        "frame_count": p.frames.len(), "first_frame": p.frames.first().map(|f| f.index),
-        "last_frame": p.frames.last().map(|f| f.index), "max_frames": MAX_FRAMES, "deep_profile": false,
-        "play_mode": ed.play.state != PlayState::Edit,
+        "enabled": p.enabled,
+        "firstFrame": p.frames.first().map_or(-1, |f| f.index),
+        "lastFrame": p.frames.last().map_or(-1, |f| f.index),
+        "frameCount": p.frames.len(),
+        "isPlaying": ed.play.state != PlayState::Edit,
     })
 }
 
 pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
-    match action.unwrap_or("status") {
+    // The tool-level call is the default action, `hierarchy`.
+    match action.unwrap_or("hierarchy") {
         "status" => ok(
             format!(
                 "Profiler {}.",
@@ -232,7 +235,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 } else {
                     "Profiler enabled."
                 },
-                status_json(ed),
+                Value::Null,
             )
         }
         "disable" => {
@@ -243,16 +246,13 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 } else {
                     "Profiler was already disabled."
                 },
-                status_json(ed),
+                Value::Null,
             )
         }
         "clear" => {
             let n = ed.profiler.frames.len();
             ed.profiler.frames.clear();
-            ok(
-                format!("Cleared {n} recorded frame(s)."),
-                json!({"cleared_frames": n, "status": status_json(ed)}),
-            )
+            ok(format!("Cleared {n} recorded frame(s)."), Value::Null)
         }
         "stats" => stats(ed),
         "hierarchy" => hierarchy(ed, a),
@@ -306,12 +306,21 @@ fn stats(ed: &Editor) -> Handled {
         } else {
             format!("Stats over the last {} frame(s).", recent.len())
         },
+        // The typed StatsResult, snake_case; sizes in bytes.
         json!({
-            "frame_count": frames.len(),
-            "cpu_ms": r3(avg), "gpu_ms": r3(avg * 0.6),
-            "fps": if avg > 0.0 { r3(1000.0 / avg) } else { 0.0 },
-            "rendering": {"batches": batches, "set_pass_calls": batches.min(8), "triangles": tris, "vertices": verts},
-            "memory": {"total_allocated_mb": r3(312.0 + objects * 0.02), "gc_heap_mb": r3(48.0 + objects * 0.004), "texture_memory_mb": r3(64.0 + ed.assets.entries.len() as f64 * 0.25)},
+            "is_playing": ed.play.state != PlayState::Edit,
+            "render_available": true,
+            "render": {"draw_calls": batches, "set_pass_calls": batches.min(8), "batches": batches,
+                       "triangles": tris, "vertices": verts, "shadow_casters": batches / 2,
+                       "frame_time_ms": r3(avg), "render_time_ms": r3(avg * 0.6),
+                       "screen_res": "1920x1080"},
+            "memory": {
+                "total_allocated_bytes": ((312.0 + objects * 0.02) * 1_048_576.0) as i64,
+                "total_reserved_bytes": ((512.0 + objects * 0.02) * 1_048_576.0) as i64,
+                "mono_used_bytes": ((48.0 + objects * 0.004) * 1_048_576.0) as i64,
+                "mono_heap_bytes": ((64.0 + objects * 0.004) * 1_048_576.0) as i64,
+                "graphics_driver_bytes": ((64.0 + ed.assets.entries.len() as f64 * 0.25) * 1_048_576.0) as i64,
+            },
         }),
     )
 }
@@ -428,8 +437,8 @@ fn hierarchy(ed: &Editor, a: Args) -> Handled {
     fn build(i: usize, level: usize, ctx: &TreeCtx) -> Value {
         let (base, avg, depth, max, min, sort, scale) = *ctx;
         let mut v = json!({
-            "id": i, "name": base[i].name, "total_ms": r3(avg(i, |s| s.total) * scale),
-            "self_ms": r3(avg(i, |s| s.self_ms) * scale), "calls": base[i].calls,
+            "itemId": i, "name": base[i].name, "totalMs": r3(avg(i, |s| s.total) * scale),
+            "selfMs": r3(avg(i, |s| s.self_ms) * scale), "calls": base[i].calls,
         });
         if depth == 0 || level < depth {
             let mut kids: Vec<usize> = (0..base.len())
@@ -445,15 +454,14 @@ fn hierarchy(ed: &Editor, a: Args) -> Handled {
                     .partial_cmp(&key(*x))
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
-            let more = kids.len().saturating_sub(max);
             let children: Vec<Value> = kids
                 .into_iter()
                 .take(max)
                 .map(|c| build(c, level + 1, ctx))
                 .collect();
-            v["children"] = json!(children);
-            if more > 0 {
-                v["more_children"] = json!(more);
+            // `children` only where deeper levels exist.
+            if !children.is_empty() {
+                v["children"] = json!(children);
             }
         }
         v
@@ -468,13 +476,30 @@ fn hierarchy(ed: &Editor, a: Args) -> Handled {
         scale,
     );
     let tree = build(start, 0, &ctx);
-    let indices: Vec<i64> = pick.iter().map(|f| f.index).collect();
+    let children = tree.get("children").cloned().unwrap_or(json!([]));
+    if pick.len() > 1 {
+        // Averaged over frames: a flat list of the parent's children.
+        let items: Vec<Value> = children
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                json!({"name": c["name"], "avgTotalMs": c["totalMs"], "avgSelfMs": c["selfMs"],
+                       "avgCalls": c["calls"].as_f64().unwrap_or(0.0), "appearedIn": pick.len()})
+            })
+            .collect();
+        return ok(
+            format!("{thread_name}, {} frame(s) averaged.", pick.len()),
+            json!({"frameCount": pick.len(), "threadIndex": thread,
+                   "root": base[start].name, "items": items}),
+        );
+    }
     ok(
-        format!("{thread_name}, {} frame(s) averaged.", indices.len()),
+        format!("{thread_name}, frame {}.", pick[0].index),
         json!({
-            "thread": thread_name, "frames": indices.len(),
-            "frame_range": {"first": indices.iter().min(), "last": indices.iter().max()},
-            "root": tree,
+            "frame": pick[0].index, "threadIndex": thread, "parent": start,
+            "parentName": if start == 0 { "(root)".to_string() } else { base[start].name.clone() },
+            "depth": depth, "children": children,
         }),
     )
 }
@@ -495,28 +520,31 @@ mod tests {
         h.ok("manage_editor", json!({"action": "play"}));
         let _ = h.advance(1_000);
         let st = h.ok("profiler", json!({"action": "status"}));
-        assert!(st["frame_count"].as_u64().unwrap() >= 59, "{st}");
+        assert!(st["frameCount"].as_u64().unwrap() >= 59, "{st}");
         let hier = h.ok("profiler", json!({"action": "hierarchy", "depth": 0}));
-        assert_eq!(hier["root"]["name"], "PlayerLoop");
+        assert_eq!(hier["parentName"], "(root)");
         let text = hier.to_string();
         assert!(text.contains("PlayerController.Update()"), "{text}");
         let avg = h.ok(
             "profiler",
             json!({"action": "hierarchy", "frames": 10, "root": "Camera"}),
         );
-        assert_eq!(avg["frames"], 10);
-        assert_eq!(avg["root"]["name"], "Camera.Render");
+        assert_eq!(avg["frameCount"], 10);
+        assert_eq!(avg["root"], "Camera.Render");
         assert_eq!(
             h.err("profiler", json!({"action": "hierarchy", "frame": 999_999})),
             "PROFILER_FRAME_OUT_OF_RANGE"
         );
         assert!(
-            h.ok("profiler", json!({"action": "stats"}))["rendering"]["triangles"]
+            h.ok("profiler", json!({"action": "stats"}))["render"]["triangles"]
                 .as_u64()
                 .unwrap()
                 > 0
         );
         h.ok("profiler", json!({"action": "clear"}));
-        assert_eq!(h.ok("profiler", json!({}))["frame_count"], 0);
+        assert_eq!(
+            h.ok("profiler", json!({"action": "status"}))["frameCount"],
+            0
+        );
     }
 }

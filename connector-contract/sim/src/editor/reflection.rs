@@ -617,35 +617,39 @@ pub fn find_method(
     let private = a.flag("include_private")?;
     let grouped = a.bool("group_by_type")?.unwrap_or(true);
     let limit = a.limit("limit", 50, 1, 10_000)?;
-    let mut hits: Vec<(String, String)> = Vec::new();
+    let mut hits: Vec<(String, String, String)> = Vec::new();
     for t in catalog(ed) {
         if ns.is_some_and(|n| !t.full_name.starts_with(n)) {
             continue;
         }
         for (sig, public) in &t.methods {
             if (private || *public) && member_name(sig).to_ascii_lowercase().contains(&pattern) {
-                hits.push((t.full_name.clone(), sig.clone()));
+                hits.push((t.full_name.clone(), t.assembly.clone(), sig.clone()));
             }
         }
     }
     let total = hits.len();
     hits.truncate(limit);
-    let data = if grouped {
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        for (ty, sig) in &hits {
-            match groups.iter_mut().find(|(t, _)| t == ty) {
-                Some((_, v)) => v.push(sig.clone()),
-                None => groups.push((ty.clone(), vec![sig.clone()])),
+    // Items are `{type, assembly, methods}` grouped, `{declaring_type, assembly, signature}`
+    // flat: never the `{name, signature, type}` the published schema describes.
+    let results: Vec<Value> = if grouped {
+        let mut groups: Vec<(String, String, Vec<String>)> = Vec::new();
+        for (ty, asm, sig) in &hits {
+            match groups.iter_mut().find(|(t, _, _)| t == ty) {
+                Some((_, _, v)) => v.push(sig.clone()),
+                None => groups.push((ty.clone(), asm.clone(), vec![sig.clone()])),
             }
         }
-        json!({"types": groups.iter().map(|(t, m)| json!({"type": t, "methods": m})).collect::<Vec<_>>()})
+        groups
+            .iter()
+            .map(|(t, asm, m)| json!({"type": t, "assembly": asm, "methods": m}))
+            .collect()
     } else {
-        json!({"results": hits.iter().map(|(t, s)| json!({"type": t, "method": member_name(s), "signature": s})).collect::<Vec<_>>()})
+        hits.iter()
+            .map(|(t, asm, s)| json!({"declaring_type": t, "assembly": asm, "signature": s}))
+            .collect()
     };
-    let mut data = data;
-    data["count"] = json!(hits.len());
-    data["total"] = json!(total);
-    data["truncated"] = json!(hits.len() < total);
+    let data = json!({"total": total, "truncated": hits.len() < total, "results": results});
     ok(
         format!("{} of {total} method(s) match '{pattern}'.", hits.len()),
         data,
@@ -753,6 +757,17 @@ pub fn list_assemblies(
     )
 }
 
+fn short_name(full: &str) -> &str {
+    full.rsplit('.').next().unwrap_or(full)
+}
+
+/// One scripting-reference page as the Connector returns it; `signature` is always present,
+/// null for a page without one.
+fn docs_page(title: &str, signature: Option<&str>, summary: &str) -> Value {
+    json!({"title": title, "signature": signature, "summary": summary,
+           "unity_version": "6000.3.5f2", "docs_version": "6000.3"})
+}
+
 pub fn unity_docs(
     ed: &mut Editor,
     _action: Option<&str>,
@@ -803,18 +818,19 @@ pub fn unity_docs(
             }
             let (_, url) = page(&t, Some(&member_name(&sigs[0])));
             return ok(
-                format!("{}.{m}", t.full_name),
-                json!({"query": query, "type": t.full_name, "member": member_name(&sigs[0]), "signatures": sigs, "summary": t.summary, "url": url}),
+                url,
+                docs_page(
+                    &format!("{}.{}", short_name(&t.full_name), member_name(&sigs[0])),
+                    Some(&sigs[0]),
+                    &t.summary,
+                ),
             );
         }
         let (_, url) = page(&t, None);
-        return ok(
-            t.full_name.clone(),
-            json!({"query": query, "type": t.full_name, "kind": t.kind, "base_type": t.base, "summary": t.summary, "url": url, "members": all_members(&t).iter().map(|s| member_name(s)).collect::<Vec<_>>()}),
-        );
+        return ok(url, docs_page(short_name(&t.full_name), None, &t.summary));
     }
     // A bare member name: search every documented type.
-    let hits: Vec<Value> = types
+    let hits: Vec<(String, Value)> = types
         .iter()
         .flat_map(|t| {
             all_members(t)
@@ -822,7 +838,8 @@ pub fn unity_docs(
                 .filter(|s| member_name(s).eq_ignore_ascii_case(&query))
                 .map(|s| {
                     let (_, url) = page(t, Some(&member_name(&s)));
-                    json!({"type": t.full_name, "signature": s, "url": url})
+                    let title = format!("{}.{}", short_name(&t.full_name), member_name(&s));
+                    (url, docs_page(&title, Some(&s), &t.summary))
                 })
                 .collect::<Vec<_>>()
         })
@@ -831,14 +848,9 @@ pub fn unity_docs(
         return Err(Fail::new("DOC_NOT_FOUND", format!("No Unity scripting reference entry for '{query}'."))
             .with_data(json!({"query": query, "hint": "Use a type (Rigidbody) or Type.Member (Rigidbody.AddForce)."})));
     }
-    ok(
-        format!(
-            "{} entr{} for {query}.",
-            hits.len(),
-            if hits.len() == 1 { "y" } else { "ies" }
-        ),
-        json!({"query": query, "matches": hits}),
-    )
+    // The first page that documents the member.
+    let (url, data) = hits.into_iter().next().unwrap_or_default();
+    ok(url, data)
 }
 
 #[cfg(test)]
@@ -877,7 +889,7 @@ mod tests {
             "TYPE_NOT_FOUND"
         );
         let f = h.ok("find_method", json!({"pattern": "addforce"}));
-        assert_eq!(f["types"][0]["type"], "UnityEngine.Rigidbody");
+        assert_eq!(f["results"][0]["type"], "UnityEngine.Rigidbody");
         assert_eq!(
             h.ok(
                 "find_method",
@@ -898,15 +910,15 @@ mod tests {
         );
         assert_eq!(v["assemblies"][0]["version"], "1.8.7");
         let doc = h.ok("unity_docs", json!({"query": "Rigidbody.AddForce"}));
-        assert!(
-            doc["url"]
-                .as_str()
-                .unwrap()
-                .ends_with("/Rigidbody.AddForce.html")
+        assert_eq!(doc["title"], "Rigidbody.AddForce");
+        assert!(doc["signature"].as_str().unwrap().contains("AddForce"));
+        assert_eq!(
+            h.ok("unity_docs", json!({"query": "SetActive"}))["title"],
+            "GameObject.SetActive"
         );
         assert_eq!(
-            h.ok("unity_docs", json!({"query": "SetActive"}))["matches"][0]["type"],
-            "UnityEngine.GameObject"
+            h.ok("unity_docs", json!({"query": "Rigidbody"}))["signature"],
+            serde_json::Value::Null
         );
         assert_eq!(
             h.err("unity_docs", json!({"query": "PlayerController"})),

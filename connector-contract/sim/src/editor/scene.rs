@@ -107,17 +107,12 @@ fn block_in_play(ed: &Editor, what: &str) -> Result<(), Fail> {
     Ok(())
 }
 
-pub fn scene_json(ed: &Editor, handle: i64) -> Value {
-    let Some(s) = ed.world.scene(handle) else {
-        return Value::Null;
-    };
-    let build_index = ed.build.scenes.iter().position(|b| b.path == s.path);
-    json!({
-        "name": s.name(), "path": s.path, "handle": s.handle, "is_loaded": s.loaded,
-        "is_dirty": s.dirty, "is_active": s.handle == ed.world.active_scene,
-        "root_count": s.roots.len(),
-        "build_index": build_index.map_or(-1, |i| i as i64),
-    })
+/// `{name, path}` of an open scene, as most scene actions answer.
+fn name_path(ed: &Editor, handle: i64) -> Value {
+    match ed.world.scene(handle) {
+        Some(s) => json!({"name": s.name(), "path": s.path}),
+        None => Value::Null,
+    }
 }
 
 pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
@@ -140,7 +135,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             let saved: Vec<String> = dirty.into_iter().map(|h| save_scene(ed, h)).collect();
             ok(
                 format!("Saved {} scene(s).", saved.len()),
-                json!({"saved": saved, "count": saved.len()}),
+                json!({"saved": !saved.is_empty(), "scenes": saved}),
             )
         }
         "set_active" => {
@@ -155,7 +150,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     "Active scene is now {}.",
                     ed.world.scene(h).map(|s| s.name()).unwrap_or_default()
                 ),
-                scene_json(ed, h),
+                name_path(ed, h),
             )
         }
         "close" => close(ed, a),
@@ -218,24 +213,20 @@ impl Walk<'_> {
         }
         let o = self.ed.world.get(id)?;
         self.count += 1;
-        let mut v = json!({
-            "instance_id": id, "name": o.name, "path": self.ed.world.path_of(id),
-            "active": o.active, "child_count": o.children.len(),
-        });
-        if o.prefab.is_some() {
-            v["prefab_instance"] = json!(true);
-        }
+        let mut v = json!({"instance_id": id, "name": o.name, "active": o.active});
         if self.components {
             v["components"] = json!(o.component_types());
         }
-        if self.depth == 0 || level + 1 < self.depth {
-            let kids: Vec<Value> = o
-                .children
+        // `children` is always present, empty at the depth limit.
+        let kids: Vec<Value> = if self.depth == 0 || level + 1 < self.depth {
+            o.children
                 .iter()
                 .filter_map(|c| self.node(*c, level + 1))
-                .collect();
-            v["children"] = json!(kids);
-        }
+                .collect()
+        } else {
+            Vec::new()
+        };
+        v["children"] = json!(kids);
         Some(v)
     }
 }
@@ -265,15 +256,12 @@ fn hierarchy(ed: &Editor, a: Args) -> Handled {
         );
     }
     let mut scenes = Vec::new();
-    for s in ed.world.scenes.iter() {
-        let roots: Vec<Value> = if s.loaded {
-            s.roots.iter().filter_map(|r| w.node(*r, 0)).collect()
-        } else {
-            Vec::new()
-        };
+    // Loaded scenes only, with snake_case keys (unlike `info`).
+    for s in ed.world.scenes.iter().filter(|s| s.loaded) {
+        let roots: Vec<Value> = s.roots.iter().filter_map(|r| w.node(*r, 0)).collect();
         scenes.push(json!({
-            "name": s.name(), "path": s.path, "is_loaded": s.loaded,
-            "is_active": s.handle == ed.world.active_scene, "roots": roots,
+            "name": s.name(), "path": s.path,
+            "is_active": s.handle == ed.world.active_scene, "is_dirty": s.dirty, "roots": roots,
         }));
     }
     let (count, truncated) = (w.count, w.truncated);
@@ -324,10 +312,11 @@ fn load(ed: &mut Editor, a: Args) -> Handled {
     } else {
         Vec::new()
     };
+    let _ = discarded;
     let h = open(ed, &path, mode);
-    let mut data = scene_json(ed, h);
-    data["mode"] = json!(format!("{mode:?}").to_ascii_lowercase());
-    data["discarded_unsaved"] = json!(discarded);
+    let mut data = name_path(ed, h);
+    // The `OpenSceneMode` enum name, capitalized (unlike `create`'s lower-case echo).
+    data["mode"] = json!(format!("{mode:?}"));
     ok(format!("Opened {path}."), data)
 }
 
@@ -373,10 +362,15 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
         Vec::new()
     };
     ed.assets.put(&path, AssetKind::Scene(roots));
+    let _ = discarded;
     let h = open(ed, &path, mode);
-    let mut data = scene_json(ed, h);
+    let mut data = name_path(ed, h);
+    data["mode"] = json!(if mode == OpenMode::Single {
+        "single"
+    } else {
+        "additive"
+    });
     data["template"] = json!(template);
-    data["discarded_unsaved"] = json!(discarded);
     ok(format!("Created and opened {path}."), data)
 }
 
@@ -408,8 +402,8 @@ fn save(ed: &mut Editor, a: Args) -> Handled {
     }
     let was_dirty = ed.world.scene(h).is_some_and(|s| s.dirty);
     let path = save_scene(ed, h);
-    let mut data = scene_json(ed, h);
-    data["was_dirty"] = json!(was_dirty);
+    let mut data = name_path(ed, h);
+    data["saved"] = json!(was_dirty);
     ok(format!("Saved {path}."), data)
 }
 
@@ -435,6 +429,7 @@ fn close(ed: &mut Editor, a: Args) -> Handled {
         .scene(h)
         .map(|s| (s.path.clone(), s.dirty))
         .unwrap_or_default();
+    let data = name_path(ed, h);
     ed.world.remove_scene(h);
     ok(
         format!(
@@ -445,7 +440,7 @@ fn close(ed: &mut Editor, a: Args) -> Handled {
                 ""
             }
         ),
-        json!({"path": path, "discarded_unsaved": dirty, "active_scene": ed.world.active().map(|s| s.path.clone())}),
+        data,
     )
 }
 
@@ -553,7 +548,7 @@ mod tests {
         );
         assert_eq!(d["root"]["children"][0]["name"], "CameraTarget");
         let shallow = h.ok("scene", json!({"action": "hierarchy", "depth": 1}));
-        assert!(shallow["scenes"][0]["roots"][3].get("children").is_none());
+        assert_eq!(shallow["scenes"][0]["roots"][3]["children"], json!([]));
         let capped = h.ok("scene", json!({"action": "hierarchy", "max_nodes": 2}));
         assert_eq!(capped["node_count"], 2);
         assert_eq!(capped["truncated"], true);

@@ -189,28 +189,85 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
 }
 
 fn get(ed: &Editor, group: &'static str, a: Args) -> Handled {
-    let mut data = Value::Object(ed.settings.groups[group].clone());
-    if group == "input" {
-        let limit = a.limit("limit", 100, 1, 500)?;
-        let axes = data["axes"].as_array().cloned().unwrap_or_default();
-        data["count"] = json!(axes.len());
-        data["truncated"] = json!(axes.len() > limit);
-        data["axes"] = json!(axes.into_iter().take(limit).collect::<Vec<_>>());
-        data["active_input_handling"] =
-            json!(if ed.packages.is_installed("com.unity.inputsystem") {
-                "Both"
-            } else {
-                "Input Manager (Old)"
+    let g = &ed.settings.groups[group];
+    let pick = |keys: &[&str]| -> Map<String, Value> {
+        keys.iter()
+            .map(|k| (k.to_string(), g.get(*k).cloned().unwrap_or(Value::Null)))
+            .collect()
+    };
+    // Each group's typed result class, under its snake_case names (connector-contract/README.md ("Payload shapes")).
+    let data = match group {
+        "physics" => Value::Object(pick(&[
+            "gravity",
+            "default_solver_iterations",
+            "default_solver_velocity_iterations",
+            "bounce_threshold",
+            "default_contact_offset",
+            "sleep_threshold",
+        ])),
+        "time" => Value::Object(pick(&[
+            "fixed_delta_time",
+            "maximum_delta_time",
+            "time_scale",
+        ])),
+        "quality" => {
+            let mut m = pick(&["level", "level_name", "vsync_count", "anti_aliasing"]);
+            m.insert("names".into(), json!(QUALITY_LEVELS));
+            Value::Object(m)
+        }
+        "player" => {
+            let mut m = pick(&["company_name", "product_name", "bundle_version"]);
+            // The getter reports the enum names; a setter echoes the accepted lower-case key.
+            let backend = match g["scripting_backend"].as_str() {
+                Some("il2cpp") => "IL2CPP",
+                _ => "Mono2x",
+            };
+            let api = match g["api_compatibility_level"].as_str() {
+                Some("net_framework") => "NET_Unity_4_8",
+                _ => "NET_Standard",
+            };
+            m.insert("scripting_backend".into(), json!(backend));
+            m.insert("api_compatibility_level".into(), json!(api));
+            Value::Object(m)
+        }
+        "audio" => Value::Object(pick(&["volume", "doppler_factor", "rolloff_scale"])),
+        "graphics" => {
+            let path = g["render_pipeline_asset"].as_str();
+            let name = path.map(|p| {
+                p.rsplit('/')
+                    .next()
+                    .unwrap_or(p)
+                    .trim_end_matches(".asset")
+                    .to_string()
             });
-    }
-    if group == "graphics" {
-        data["render_pipeline"] = json!(if data["render_pipeline_asset"].is_null() {
-            "Built-in"
-        } else {
-            "Scriptable"
-        });
-    }
-    data["group"] = json!(group);
+            json!({
+                "render_pipeline_asset": name,
+                "render_pipeline_asset_path": path,
+                "using_scriptable_render_pipeline": path.is_some(),
+            })
+        }
+        "input" => {
+            let limit = a.limit("limit", 100, 1, 500)?;
+            let axes = g["axes"].as_array().cloned().unwrap_or_default();
+            let shown: Vec<Value> = axes
+                .iter()
+                .take(limit)
+                .map(|x| {
+                    json!({"name": x["name"], "sensitivity": x["sensitivity"],
+                           "gravity": x["gravity"], "dead": x["dead"]})
+                })
+                .collect();
+            json!({"total": axes.len(), "returned": shown.len(),
+                   "truncated": axes.len() > limit, "axes": shown})
+        }
+        _ => {
+            // lighting and navmesh report whether their settings object exists.
+            let mut m = Map::new();
+            m.insert("available".into(), json!(true));
+            m.extend(g.clone());
+            Value::Object(m)
+        }
+    };
     Ok(Invocation::ok(format!("{group} settings."), data))
 }
 
@@ -219,6 +276,8 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
     let current = ed.settings.groups[group].clone();
     let mut next = current.clone();
     let mut given = 0usize;
+    // What the Connector's change set stages: each supplied field under its own name.
+    let mut applied = Map::new();
 
     match group {
         "input" => {
@@ -245,6 +304,7 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                 if let Some(raw) = a.raw(key) {
                     given += 1;
                     ax[key] = coerce(key, &ax[key].clone(), raw)?;
+                    applied.insert(key.into(), ax[key].clone());
                 }
             }
         }
@@ -262,6 +322,7 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                     })?;
                 next.insert("level".into(), json!(level));
                 next.insert("level_name".into(), json!(name));
+                applied.insert("level".into(), json!(level));
             }
             if let Some(name) = a.str("level_name")? {
                 given += 1;
@@ -276,6 +337,7 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                     })?;
                 next.insert("level".into(), json!(idx));
                 next.insert("level_name".into(), json!(QUALITY_LEVELS[idx]));
+                applied.insert("level".into(), json!(idx));
             }
             if let Some(aa) = a.i64("anti_aliasing")? {
                 given += 1;
@@ -283,6 +345,7 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                     return Err(Fail::invalid("anti_aliasing", "expected 0, 2, 4 or 8"));
                 }
                 next.insert("anti_aliasing".into(), json!(aa));
+                applied.insert("anti_aliasing".into(), json!(aa));
             }
             if let Some(v) = a.i64("vsync_count")? {
                 given += 1;
@@ -290,13 +353,14 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                     return Err(Fail::invalid("vsync_count", "expected 0-4"));
                 }
                 next.insert("vsync_count".into(), json!(v));
+                applied.insert("vsync_count".into(), json!(v));
             }
         }
         "graphics" => {
             if a.has_key("render_pipeline_asset") {
                 given += 1;
                 let value = match a.str("render_pipeline_asset")? {
-                    None => Value::Null,
+                    None | Some("") => Value::Null,
                     Some(p) => {
                         let path = ed.assets.resolve(p).ok_or_else(|| {
                             Fail::new("ASSET_NOT_FOUND", format!("No asset at '{p}'."))
@@ -316,6 +380,7 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                         json!(path)
                     }
                 };
+                applied.insert("render_pipeline_asset".into(), value.clone());
                 next.insert("render_pipeline_asset".into(), value);
             }
         }
@@ -329,6 +394,7 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
                 if let Some(raw) = a.raw(&key) {
                     given += 1;
                     let v = coerce(&key, &current[&key], raw)?;
+                    applied.insert(key.clone(), v.clone());
                     next.insert(key.clone(), v);
                 }
             }
@@ -359,19 +425,20 @@ fn set(ed: &mut Editor, group: &'static str, a: Args) -> Handled {
     if !dry {
         ed.settings.groups.insert(group, next.clone());
     }
-    // The Connector's SetResult: each changed field with its new value (a scalar or an array,
-    // although the published schema declares every value an open object).
-    let applied: Map<String, Value> = changes
-        .iter()
-        .filter_map(|c| Some((c["key"].as_str()?.to_string(), c["to"].clone())))
-        .collect();
+    // The Connector's SetResult: each supplied field with its staged value (a scalar, an
+    // array or null, although the published schema declares every value an open object).
+    let mut data = json!({"applied": applied, "skipped": {}, "dry_run": dry});
+    if group == "player" {
+        data["build_target"] = json!("Standalone");
+        data["recompile_triggered"] = json!(recompile && !dry);
+    }
     let inv = Invocation::ok(
         format!(
             "{} {} {group} field(s).",
             if dry { "Would change" } else { "Changed" },
-            applied.len()
+            data["applied"].as_object().map_or(0, Map::len)
         ),
-        json!({"applied": applied, "dry_run": dry}),
+        data,
     );
     Ok(if recompile && !dry {
         inv.with_reload(ReloadReason::ScriptCompile, true)
@@ -456,7 +523,8 @@ mod tests {
             "manage_settings",
             json!({"action": "set_input", "axis": "horizontal", "dead": 0.2}),
         );
-        assert_eq!(inp["applied"]["axes.Horizontal.dead"], 0.2);
+        assert_eq!(inp["applied"], json!({"dead": 0.2}));
+        assert_eq!(inp["skipped"], json!({}));
         assert_eq!(
             h.err("manage_settings", json!({"action": "set_time"})),
             "MISSING_PARAM"
@@ -468,7 +536,7 @@ mod tests {
         assert_eq!(inv.reload.unwrap().reason, ReloadReason::ScriptCompile);
         assert_eq!(
             h.ok("manage_settings", json!({"action": "get_player"}))["scripting_backend"],
-            "il2cpp"
+            "IL2CPP"
         );
         assert_eq!(h.err("manage_settings", json!({"action": "set_graphics", "render_pipeline_asset": "Assets/Materials/Ground.mat"})), "ASSET_TYPE_MISMATCH");
         h.ok(

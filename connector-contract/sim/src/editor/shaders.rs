@@ -11,8 +11,6 @@ use serde_json::{Value, json};
 pub struct ShaderDef {
     pub name: String,
     pub builtin: bool,
-    pub render_queue: i64,
-    pub passes: i64,
     /// `[{name, display_name, type, default, range?}]`
     pub properties: Value,
 }
@@ -30,12 +28,11 @@ fn black() -> Value {
     json!({"r": 0.0, "g": 0.0, "b": 0.0, "a": 1.0})
 }
 
-fn def(name: &str, queue: i64, passes: i64, props: Vec<Value>) -> ShaderDef {
+/// A built-in shader (its render queue and pass count are not reported by the Connector).
+fn def(name: &str, _queue: i64, _passes: i64, props: Vec<Value>) -> ShaderDef {
     ShaderDef {
         name: name.into(),
         builtin: true,
-        render_queue: queue,
-        passes,
         properties: Value::Array(props),
     }
 }
@@ -172,8 +169,6 @@ pub fn toon_shader() -> ShaderDef {
     ShaderDef {
         name: "Custom/Toon".into(),
         builtin: false,
-        render_queue: 2000,
-        passes: 2,
         properties: json!([
             p("_BaseColor", "Base Color", "Color", white()),
             p("_MainTex", "Texture", "Texture", Value::Null),
@@ -203,8 +198,6 @@ fn custom(db: &AssetDb) -> Vec<ShaderDef> {
             AssetKind::Shader { name, properties } => Some(ShaderDef {
                 name: name.clone(),
                 builtin: false,
-                render_queue: 2000,
-                passes: 1,
                 properties: properties.clone(),
             }),
             _ => None,
@@ -275,8 +268,6 @@ pub fn parse_source(source: &str, fallback_name: &str) -> ShaderDef {
     ShaderDef {
         name,
         builtin: false,
-        render_queue: 2000,
-        passes: 1,
         properties: Value::Array(props),
     }
 }
@@ -291,15 +282,18 @@ pub fn describe(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeCo
             .filter(|s| include_builtin || !s.builtin)
             .filter(|s| filter.is_empty() || s.name.to_ascii_lowercase().contains(&filter))
             .collect();
-        let total = matching.len();
-        let shaders: Vec<Value> = matching
+        // Names only, sorted case-insensitively, `Hidden/` dropped.
+        let mut names: Vec<String> = matching
             .iter()
-            .take(limit)
-            .map(|s| json!({"name": s.name, "builtin": s.builtin}))
+            .map(|s| s.name.clone())
+            .filter(|n| !n.starts_with("Hidden/"))
             .collect();
+        names.sort_by_key(|n| n.to_lowercase());
+        let total = names.len();
+        names.truncate(limit);
         return ok(
-            format!("{} of {total} shader(s).", shaders.len()),
-            json!({"shaders": shaders, "returned": shaders.len(), "total": total, "truncated": shaders.len() < total}),
+            format!("{} of {total} shader(s).", names.len()),
+            json!({"total": total, "truncated": names.len() < total, "shaders": names}),
         );
     }
     let name = a.str("name")?.ok_or_else(|| {
@@ -325,7 +319,22 @@ pub fn describe(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeCo
     let limit = a.limit("limit", 60, 1, 10_000)?;
     let props = s.properties.as_array().cloned().unwrap_or_default();
     let total = props.len();
-    let shown: Vec<Value> = props.into_iter().take(limit).collect();
+    // Each property is `{name, type, display?, range?}`: the describe mode's own shape, which
+    // the published schema (list mode only) does not describe.
+    let shown: Vec<Value> = props
+        .into_iter()
+        .take(limit)
+        .map(|p| {
+            let mut v = json!({"name": p["name"], "type": p["type"]});
+            if let Some(d) = p["display_name"].as_str().filter(|d| !d.is_empty()) {
+                v["display"] = json!(d);
+            }
+            if p["range"].is_array() {
+                v["range"] = p["range"].clone();
+            }
+            v
+        })
+        .collect();
     ok(
         format!(
             "Shader '{}' has {total} propert{}.",
@@ -333,9 +342,8 @@ pub fn describe(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeCo
             if total == 1 { "y" } else { "ies" }
         ),
         json!({
-            "name": s.name, "builtin": s.builtin, "render_queue": s.render_queue,
-            "pass_count": s.passes, "property_count": total, "properties": shown,
-            "truncated": total > limit,
+            "name": s.name, "property_count": total, "truncated": total > limit,
+            "properties": shown,
         }),
     )
 }
@@ -354,13 +362,13 @@ mod tests {
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|s| s["name"] == "Unlit/Color")
+                .any(|s| s == "Unlit/Color")
         );
         let custom_only = h.ok(
             "describe_shader",
             json!({"list": true, "include_builtin": false}),
         );
-        assert_eq!(custom_only["shaders"][0]["name"], "Custom/Toon");
+        assert_eq!(custom_only["shaders"][0], "Custom/Toon");
         let d = h.ok("describe_shader", json!({"name": "standard"}));
         assert_eq!(d["name"], "Standard");
         assert!(

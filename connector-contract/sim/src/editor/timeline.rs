@@ -70,6 +70,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 return Err(Fail::invalid("frame_rate", "must be positive"));
             }
             let body = json!({"frame_rate": fr, "tracks": []});
+            let created = json!({"path": path, "guid": "", "frame_rate": fr, "duration": 0.0});
             ed.assets.put(
                 &path,
                 AssetKind::Data {
@@ -77,10 +78,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     body,
                 },
             );
-            ok(
-                format!("Created timeline {path}."),
-                json!({"path": path, "frame_rate": fr, "tracks": []}),
-            )
+            let mut created = created;
+            created["guid"] = json!(ed.assets.get(&path).map(|x| x.guid.clone()));
+            ok(format!("Created timeline {path}."), created)
         }
         "get" => {
             let (path, body) = load(ed, a)?;
@@ -103,12 +103,19 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                     truncated |= keep < clips.len();
                     budget -= keep;
                     t["clips"] = json!(clips.into_iter().take(keep).collect::<Vec<_>>());
+                    t["muted"] = json!(false);
+                    t["locked"] = json!(false);
                     Some(t)
                 })
                 .collect();
+            // Tracks and clips share one budget; `returned` counts both.
+            let returned = limit - budget;
+            let guid = ed.assets.get(&path).map(|x| x.guid.clone());
             ok(
                 format!("Timeline {path}."),
-                json!({"path": path, "frame_rate": body["frame_rate"], "duration": duration(&body), "track_count": body["tracks"].as_array().map_or(0, Vec::len), "tracks": tracks, "truncated": truncated}),
+                json!({"path": path, "guid": guid, "frame_rate": body["frame_rate"],
+                       "duration": duration(&body), "tracks": tracks, "returned": returned,
+                       "truncated": truncated}),
             )
         }
         "add_track" => {
@@ -157,8 +164,9 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 n += 1;
             }
             let track = json!({"name": name, "type": ty, "parent": parent, "clips": []});
+            let index = tracks.len();
             if let Some(list) = body["tracks"].as_array_mut() {
-                list.push(track.clone());
+                list.push(track);
             }
             ed.assets.put(
                 &path,
@@ -169,7 +177,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             );
             ok(
                 format!("Added {ty} track {name} to {path}."),
-                json!({"path": path, "track": track}),
+                json!({"path": path, "name": name, "type": ty, "parent": parent, "index": index}),
             )
         }
         "add_clip" => {
@@ -221,7 +229,6 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             if let Some(list) = track["clips"].as_array_mut() {
                 list.push(clip.clone());
             }
-            let total = duration(&body);
             ed.assets.put(
                 &path,
                 AssetKind::Data {
@@ -231,7 +238,8 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             );
             ok(
                 format!("Added clip {name} to {track_name}."),
-                json!({"path": path, "track": track_name, "clip": clip, "timeline_duration": total}),
+                json!({"path": path, "track": track_name, "name": clip["name"], "start": start,
+                       "duration": dur, "asset": clip["asset"]}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -257,13 +265,15 @@ mod tests {
         h.ok("manage_timeline", json!({"action": "add_track", "path": "Assets/Cutscene.playable", "type": "group", "name": "Intro"}));
         h.ok("manage_timeline", json!({"action": "add_track", "path": "Assets/Cutscene.playable", "type": "Audio", "parent": "Intro"}));
         let c = h.ok("manage_timeline", json!({"action": "add_clip", "path": "Assets/Cutscene.playable", "track": "Audio Track", "start": 1.5, "duration": 2, "asset": "Assets/Audio/Jump.wav"}));
-        assert_eq!(c["timeline_duration"], 3.5);
+        assert_eq!(c["start"], 1.5);
         assert_eq!(h.err("manage_timeline", json!({"action": "add_clip", "path": "Assets/Cutscene.playable", "track": "Intro", "start": 0, "duration": 1})), "TIMELINE_TRACK_NO_CLIPS");
         let g = h.ok(
             "manage_timeline",
             json!({"action": "get", "path": "Assets/Cutscene.playable"}),
         );
-        assert_eq!(g["track_count"], 2);
+        assert_eq!(g["tracks"].as_array().unwrap().len(), 2);
+        assert_eq!(g["duration"], 3.5);
+        assert_eq!(g["returned"], 3);
         assert_eq!(g["tracks"][1]["clips"][0]["asset"], "Assets/Audio/Jump.wav");
     }
 }

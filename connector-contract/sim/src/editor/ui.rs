@@ -2,7 +2,7 @@
 //! RectTransforms with Unity's own anchor/offset arithmetic.
 
 use super::args::{self, Args, Fail, v2json};
-use super::gameobjects::{self, object_json};
+use super::gameobjects;
 use super::seed::component;
 use super::{Editor, Handled, InvokeContext, ok};
 use serde_json::{Map, Value, json};
@@ -152,6 +152,8 @@ fn screen_rect(ed: &Editor, id: i64, depth: usize) -> Option<([f64; 2], [f64; 2]
     Some((corner, size))
 }
 
+/// The Connector's RectResult: `{instance_id, name, path, rect: {anchors, position, size_delta,
+/// pivot, offsets, size}, preset}`.
 fn rect_json(ed: &Editor, id: i64) -> Value {
     let Some(rt) = ed.world.get(id).and_then(|o| o.component("RectTransform")) else {
         return Value::Null;
@@ -159,12 +161,61 @@ fn rect_json(ed: &Editor, id: i64) -> Value {
     let r = Rect::read(&rt.props);
     let size = rect_size(ed, id, 0);
     json!({
-        "instance_id": id, "path": ed.world.path_of(id),
-        "anchor_min": v2json(r.anchor_min), "anchor_max": v2json(r.anchor_max),
-        "anchored_position": v2json(r.pos), "size_delta": v2json(r.size), "pivot": v2json(r.pivot),
-        "offset_min": v2json(r.offset_min()), "offset_max": v2json(r.offset_max()),
-        "rect": {"x": args::round(-r.pivot[0] * size[0]), "y": args::round(-r.pivot[1] * size[1]), "width": args::round(size[0]), "height": args::round(size[1])},
+        "instance_id": id,
+        "name": ed.world.get(id).map(|o| o.name.clone()),
+        "path": format!("/{}", ed.world.path_of(id)),
+        "rect": {
+            "anchor_min": v2json(r.anchor_min), "anchor_max": v2json(r.anchor_max),
+            "anchored_position": v2json(r.pos), "size_delta": v2json(r.size),
+            "pivot": v2json(r.pivot), "offset_min": v2json(r.offset_min()),
+            "offset_max": v2json(r.offset_max()),
+            "size": {"width": args::round(size[0]), "height": args::round(size[1])},
+        },
+        "preset": preset_name(r.anchor_min, r.anchor_max),
     })
+}
+
+/// `stretch`, `<top|middle|bottom>-<left|center|right>`, or `custom`.
+fn preset_name(min: [f64; 2], max: [f64; 2]) -> String {
+    if min == [0.0, 0.0] && max == [1.0, 1.0] {
+        return "stretch".into();
+    }
+    if min != max {
+        return "custom".into();
+    }
+    let pick = |x: f64, names: [&'static str; 3]| {
+        [0.0, 0.5, 1.0]
+            .iter()
+            .position(|p| *p == x)
+            .map(|i| names[i])
+    };
+    match (
+        pick(min[1], ["bottom", "middle", "top"]),
+        pick(min[0], ["left", "center", "right"]),
+    ) {
+        (Some(v), Some(h)) => format!("{v}-{h}"),
+        _ => "custom".into(),
+    }
+}
+
+/// `create`'s payload: the new element, the auxiliary objects made on the way, and its whole
+/// RectResult under `rect` (so anchors are at `rect.rect.anchor_min`).
+fn created_json(ed: &Editor, id: i64, created: Vec<&str>) -> Value {
+    let Some(o) = ed.world.get(id) else {
+        return Value::Null;
+    };
+    json!({
+        "instance_id": id, "name": o.name, "path": format!("/{}", ed.world.path_of(id)),
+        "scene": ed.world.scene(o.scene).map(|s| s.name()),
+        "components": o.component_types(), "created": created, "rect": rect_json(ed, id),
+    })
+}
+
+fn has_component_anywhere(ed: &Editor, ty: &str) -> bool {
+    ed.world
+        .walk()
+        .into_iter()
+        .any(|id| ed.world.get(id).is_some_and(|o| o.has_component(ty)))
 }
 
 fn ui_target(ed: &Editor, a: Args) -> Result<i64, Fail> {
@@ -408,10 +459,12 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
         .map(str::to_string)
         .unwrap_or(default_name.clone());
     let content = a.str("content")?.map(str::to_string);
+    let had_canvas = has_component_anywhere(ed, "Canvas");
+    let had_events = has_component_anywhere(ed, "EventSystem");
     if element == "event_system" {
         let id = ensure_event_system(ed)
             .ok_or_else(|| Fail::new("ALREADY_EXISTS", "The scene already has an EventSystem."))?;
-        return ok("Created EventSystem.", object_json(ed, id));
+        return ok("Created EventSystem.", created_json(ed, id, Vec::new()));
     }
     let explicit_parent = match a.text("parent")? {
         None => None,
@@ -425,9 +478,13 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
     };
     if element == "canvas" {
         let id = make_canvas(ed, &name, explicit_parent);
-        let mut data = object_json(ed, id);
-        data["rect"] = rect_json(ed, id);
-        return ok(format!("Created {}.", ed.world.path_of(id)), data);
+        let created = if had_events || !has_component_anywhere(ed, "EventSystem") {
+            Vec::new()
+        } else {
+            vec!["EventSystem"]
+        };
+        let data = created_json(ed, id, created);
+        return ok(format!("Created Canvas: {name}"), data);
     }
     let parent = match explicit_parent {
         Some(p) => p,
@@ -669,14 +726,19 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
             id
         }
     };
-    let mut data = object_json(ed, id);
-    data["element"] = json!(element);
-    data["rect"] = rect_json(ed, id);
+    let mut created = Vec::new();
+    if !had_canvas && has_component_anywhere(ed, "Canvas") {
+        created.push("Canvas");
+    }
+    if !had_events && has_component_anywhere(ed, "EventSystem") {
+        created.push("EventSystem");
+    }
+    let data = created_json(ed, id, created);
     ok(
         format!(
-            "Created {} {}.",
+            "Created {}: {}",
             element.replace('_', " "),
-            ed.world.path_of(id)
+            ed.world.get(id).map(|o| o.name.clone()).unwrap_or_default()
         ),
         data,
     )
@@ -785,7 +847,9 @@ mod tests {
             "manage_ui",
             json!({"action": "create", "element": "button", "content": "Go"}),
         );
-        assert_eq!(b["path"], "Canvas/Button");
+        assert_eq!(b["path"], "/Canvas/Button");
+        assert_eq!(b["created"], json!(["Canvas", "EventSystem"]));
+        assert!(b["rect"]["rect"]["anchor_min"].is_object());
         assert!(
             b["components"]
                 .as_array()
@@ -802,27 +866,28 @@ mod tests {
             "manage_ui",
             json!({"action": "get_rect", "path": "Canvas/Button"}),
         );
-        assert_eq!(r["rect"]["width"], 160.0);
+        assert_eq!(r["rect"]["size"]["width"], 160.0);
         h.ok("manage_ui", json!({"action": "set_anchor", "path": "Canvas/Button", "preset": "top_left", "snap": true}));
         let r = h.ok(
             "manage_ui",
             json!({"action": "get_rect", "path": "Canvas/Button"}),
         );
-        assert_eq!(r["pivot"], json!({"x": 0.0, "y": 1.0}));
+        assert_eq!(r["rect"]["pivot"], json!({"x": 0.0, "y": 1.0}));
+        assert_eq!(r["preset"], "top-left");
         h.ok("manage_ui", json!({"action": "set_rect", "path": "Canvas/Button", "offset_min": "10,-40", "offset_max": [200, -10]}));
         let r = h.ok(
             "manage_ui",
             json!({"action": "get_rect", "path": "Canvas/Button"}),
         );
-        assert_eq!(r["size_delta"], json!({"x": 190.0, "y": 30.0}));
-        assert_eq!(r["offset_min"], json!({"x": 10.0, "y": -40.0}));
+        assert_eq!(r["rect"]["size_delta"], json!({"x": 190.0, "y": 30.0}));
+        assert_eq!(r["rect"]["offset_min"], json!({"x": 10.0, "y": -40.0}));
         let p = h.ok("manage_ui", json!({"action": "create", "element": "panel"}));
         h.ok("manage_ui", json!({"action": "create", "element": "text", "parent": p["instance_id"], "text": "legacy"}));
         assert_eq!(
             h.ok(
                 "manage_ui",
                 json!({"action": "get_rect", "path": "Canvas/Panel"})
-            )["rect"]["width"],
+            )["rect"]["size"]["width"],
             1920.0
         );
         assert_eq!(

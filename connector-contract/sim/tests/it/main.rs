@@ -7,7 +7,8 @@
 //! - The catalog: `catalog_reference` (against the committed reference extract),
 //!   `custom_tools`, `legacy`.
 //! - Long work and control: `file_bus`, `control`, `faults`, `binary`.
-//! - `fidelity`: what a real Editor does that a client must survive, one test per behaviour.
+//! - `fidelity`: what a real Editor does that a client must survive, one test per behaviour;
+//!   `payload_shapes`: every action's payload against the real handlers' shapes.
 
 mod common;
 
@@ -24,4 +25,5 @@ mod heartbeat;
 mod http_rules;
 mod ledger;
 mod legacy;
+mod payload_shapes;
 mod pipeline;
