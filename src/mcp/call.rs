@@ -250,7 +250,7 @@ impl AgentCalls {
     /// progress), anything else shaped.
     async fn answer(
         &self,
-        done: EditorAnswer,
+        mut done: EditorAnswer,
         tasks_extension: bool,
         progress: Option<&Progress>,
     ) -> Answer {
@@ -287,7 +287,9 @@ impl AgentCalls {
                 };
             }
         }
-        let mut env = Envelope::from_connector(raw, &format!("{} completed", done.policy.tool));
+        // The reply is moved, not copied: a large result is held once until shaping.
+        let body = std::mem::take(&mut done.envelope.raw);
+        let mut env = Envelope::from_connector_owned(body, &format!("{} completed", done.policy.tool));
         let uses_ledger = done.policy.uses_ledger();
         let renewed = done.events.contains(&CallEvent::ApprovalRenewed);
         let replayed = done.events.iter().find_map(|e| match e {
@@ -295,9 +297,6 @@ impl AgentCalls {
             _ => None,
         });
         let project_id = done.project_id.clone();
-        // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
-        // its own copy now, so both go before shaping makes more (a large result would
-        // otherwise be held four times at once).
         drop(done);
         if uses_ledger {
             env = env.with_operation_id(op);
@@ -352,13 +351,12 @@ impl AgentCalls {
         };
         let store = self.results.clone();
         let cap = self.cap;
-        let value = env.to_value();
         let label = label.to_string();
         let op = env.operation_id.clone();
         let op_for_error = op.clone();
-        // Not kept as a fallback: an unshaped result would skip credential screening, and
-        // keeping it would hold a large result once more while it is shaped.
-        drop(env);
+        // Moved, not kept as a fallback: an unshaped result would skip credential screening,
+        // and keeping it would hold a large result once more while it is shaped.
+        let value = env.into_value();
         // A result within the inline cap never touches the disk, so it is shaped right here:
         // the hop to the blocking pool would cost more than the shaping. Larger ones may be
         // written to the result cache, which blocks.
@@ -553,8 +551,7 @@ impl AgentCalls {
         }
         // The Connector cancels only a run it is executing now; it says so in `was_running`.
         let was_running = env
-            .data
-            .as_ref()
+            .data()
             .and_then(|d| d.get("was_running"))
             .and_then(Value::as_bool);
         if was_running == Some(false) {
