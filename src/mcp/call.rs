@@ -11,7 +11,7 @@ use super::tools::TASK_POLL_NAME;
 use crate::connector::ClientKind;
 use crate::discovery::{AliveEvent, now_ms};
 use crate::results::{
-    InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result,
+    InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_owned,
 };
 use crate::session::{
     AnyTool, CallError, CallEvent, CallOutcome, CallRequest, EditorAnswer, ErrorKind, Fault,
@@ -362,8 +362,8 @@ impl AgentCalls {
         // written to the result cache, which blocks.
         let inline = serialized_within(&value, cap.bytes());
         let run = move || {
-            shape_result(
-                &value,
+            shape_owned(
+                value,
                 &ShapeContext {
                     safety,
                     cap,
