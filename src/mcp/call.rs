@@ -10,9 +10,7 @@ use super::task_ext;
 use super::tools::TASK_POLL_NAME;
 use crate::connector::ClientKind;
 use crate::discovery::{AliveEvent, now_ms};
-use crate::results::{
-    InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_owned,
-};
+use crate::results::{InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_owned};
 use crate::session::{
     AnyTool, CallError, CallEvent, CallOutcome, CallRequest, EditorAnswer, ErrorKind, Fault,
     Session, ToolScope,
@@ -289,7 +287,8 @@ impl AgentCalls {
         }
         // The reply is moved, not copied: a large result is held once until shaping.
         let body = std::mem::take(&mut done.envelope.raw);
-        let mut env = Envelope::from_connector_owned(body, &format!("{} completed", done.policy.tool));
+        let mut env =
+            Envelope::from_connector_owned(body, &format!("{} completed", done.policy.tool));
         let uses_ledger = done.policy.uses_ledger();
         let renewed = done.events.contains(&CallEvent::ApprovalRenewed);
         let replayed = done.events.iter().find_map(|e| match e {
