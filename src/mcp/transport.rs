@@ -78,11 +78,18 @@ pub fn stdio() -> (StdioRead, StdioWrite) {
                 .map(|r| Box::new(r) as StdioRead)
                 .ok()
         });
-        let write = dup_pipe(libc::STDOUT_FILENO).and_then(|fd| {
-            tokio::net::unix::pipe::Sender::from_owned_fd(fd)
-                .map(|w| Box::new(w) as StdioWrite)
-                .ok()
-        });
+        // O_NONBLOCK is shared by every descriptor of one open pipe: when stderr is the same
+        // pipe as stdout, diagnostics written to it could fail with EAGAIN, so that case keeps
+        // the blocking path.
+        let shared_with_stderr = same_pipe(libc::STDOUT_FILENO, libc::STDERR_FILENO);
+        let write = (!shared_with_stderr)
+            .then(|| dup_pipe(libc::STDOUT_FILENO))
+            .flatten()
+            .and_then(|fd| {
+                tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+                    .map(|w| Box::new(w) as StdioWrite)
+                    .ok()
+            });
         tracing::debug!(
             stdin_pipe = read.is_some(),
             stdout_pipe = write.is_some(),
@@ -96,6 +103,22 @@ pub fn stdio() -> (StdioRead, StdioWrite) {
     #[cfg(not(unix))]
     {
         (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+    }
+}
+
+/// Whether two descriptors are the same pipe.
+#[cfg(unix)]
+fn same_pipe(a: libc::c_int, b: libc::c_int) -> bool {
+    let stat = |fd| {
+        // SAFETY: fstat of a descriptor number into a zeroed stat; an invalid one fails.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino, st.st_mode))
+    };
+    match (stat(a), stat(b)) {
+        (Some((da, ia, ma)), Some((db, ib, _))) => {
+            ma & libc::S_IFMT == libc::S_IFIFO && da == db && ia == ib
+        }
+        _ => false,
     }
 }
 
@@ -789,6 +812,21 @@ mod tests {
         CLOSED.store(true, Ordering::SeqCst);
         cw.write_all(call("2").as_bytes()).await.unwrap();
         assert!(t.receive().await.is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stdout_shared_with_stderr_is_recognized() {
+        let (mut a, mut b) = ([0; 2], [0; 2]);
+        assert_eq!(unsafe { libc::pipe(a.as_mut_ptr()) }, 0);
+        assert_eq!(unsafe { libc::pipe(b.as_mut_ptr()) }, 0);
+        let copy = unsafe { libc::dup(a[1]) };
+        assert!(same_pipe(a[1], copy), "a duplicate is the same pipe");
+        assert!(!same_pipe(a[1], b[1]), "two pipes are not");
+        assert!(!same_pipe(a[1], -1), "an invalid descriptor is not");
+        for fd in [a[0], a[1], b[0], b[1], copy] {
+            unsafe { libc::close(fd) };
+        }
     }
 
     #[cfg(unix)]
