@@ -45,7 +45,7 @@ pub async fn fetch_verified(client: &ConnectorClient) -> Result<FetchedCatalog, 
     })?;
     let data_json = member(&body, "data")
         .ok_or_else(|| ConnectorError::CatalogInvalid("the catalog reply has no data".into()))?;
-    let data_value = envelope.data.unwrap_or(Value::Null);
+    let data_value = envelope.into_data().unwrap_or(Value::Null);
     verify(client, data_json, data_value).await
 }
 

@@ -130,7 +130,7 @@ impl From<crate::discovery::DiscoveryError> for Failure {
 /// Prints a successful envelope: a string `data` raw, other `data` as compact JSON, else the
 /// message. A hint goes to stderr.
 pub fn print_success(env: &Envelope) {
-    match &env.data {
+    match env.data() {
         Some(Value::String(s)) => println!("{s}"),
         Some(v) => println!("{}", serde_json::to_string(v).unwrap_or_default()),
         None => println!("{}", env.message.as_deref().unwrap_or("ok")),

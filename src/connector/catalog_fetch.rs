@@ -67,8 +67,7 @@ impl ConnectorClient {
         }
         let mut names: Vec<String> = reply
             .envelope
-            .data
-            .as_ref()
+            .data()
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
@@ -105,7 +104,7 @@ impl ConnectorClient {
                 }));
                 continue;
             }
-            let data = reply.envelope.data.unwrap_or(Value::Null);
+            let data = reply.envelope.into_data().unwrap_or(Value::Null);
             if data.get("name").and_then(Value::as_str) != Some(name.as_str()) {
                 return Err(ConnectorError::InvalidResponse(format!(
                     "list {{\"tool\":\"{name}\"}} described a different tool"

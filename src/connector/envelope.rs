@@ -5,17 +5,19 @@
 use serde_json::{Map, Value};
 
 /// One decoded response. `raw` is the body as received (as JSON), so nothing is lost when a
-/// caller wants to pass the Connector's answer through untouched.
+/// caller wants to pass the Connector's answer through untouched. The payload (`data`,
+/// `diagnostics`, `timings`) is held once, inside `raw`, and read through accessors: a reply can
+/// be up to 50 MiB, and a decoded copy beside the body would double it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
     pub success: bool,
     pub message: Option<String>,
     pub code: Option<String>,
-    pub data: Option<Value>,
     pub suggestions: Vec<String>,
     pub agent_hint: Option<String>,
-    pub diagnostics: Option<Value>,
-    pub timings: Option<Value>,
+    /// Whether `raw` is an envelope (an object with a boolean `success`); otherwise it is a
+    /// tool's own result and is itself the data.
+    enveloped: bool,
     pub raw: Value,
 }
 
@@ -37,7 +39,6 @@ impl Envelope {
             success,
             message: opt_string(m, "message"),
             code: opt_string(m, "code").filter(|c| !c.is_empty()),
-            data: m.get("data").filter(|d| !d.is_null()).cloned(),
             suggestions: m
                 .get("suggestions")
                 .and_then(Value::as_array)
@@ -49,8 +50,7 @@ impl Envelope {
                 })
                 .unwrap_or_default(),
             agent_hint: opt_string(m, "agent_hint").filter(|h| !h.is_empty()),
-            diagnostics: m.get("diagnostics").filter(|d| !d.is_null()).cloned(),
-            timings: m.get("timings").filter(|t| !t.is_null()).cloned(),
+            enveloped: true,
             raw: v,
         }
     }
@@ -60,13 +60,44 @@ impl Envelope {
             success: true,
             message: None,
             code: None,
-            data: Some(v.clone()),
             suggestions: Vec::new(),
             agent_hint: None,
-            diagnostics: None,
-            timings: None,
+            enveloped: false,
             raw: v,
         }
+    }
+
+    /// A member of the envelope other than null.
+    fn member(&self, key: &str) -> Option<&Value> {
+        if !self.enveloped {
+            return None;
+        }
+        self.raw.get(key).filter(|d| !d.is_null())
+    }
+
+    /// The reply's `data` (a bare result is its own data); `None` when absent or null.
+    pub fn data(&self) -> Option<&Value> {
+        if self.enveloped {
+            self.member("data")
+        } else {
+            Some(&self.raw)
+        }
+    }
+
+    /// Takes the `data` out, leaving the rest of the envelope; no copy is made.
+    pub fn into_data(self) -> Option<Value> {
+        if !self.enveloped {
+            return Some(self.raw);
+        }
+        match self.raw {
+            Value::Object(mut m) => m.remove("data").filter(|d| !d.is_null()),
+            _ => None,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn timings(&self) -> Option<&Value> {
+        self.member("timings")
     }
 
     /// `code` or `""`.
@@ -112,8 +143,7 @@ impl BatchReply {
 pub fn rewrite_version_skew(tool: &str, params: &Map<String, Value>, env: &mut Envelope) {
     let at_action = env.code.as_deref() == Some("UNKNOWN_ARGUMENT")
         && env
-            .data
-            .as_ref()
+            .data()
             .and_then(|d| d.get("path"))
             .and_then(Value::as_str)
             == Some("/action");
@@ -150,12 +180,12 @@ mod tests {
         let e = Envelope::from_value(
             json!({"success":false,"message":null,"code":null,"timings":null}),
         );
-        assert!(!e.success && e.code.is_none() && e.message.is_none() && e.timings.is_none());
+        assert!(!e.success && e.code.is_none() && e.message.is_none() && e.timings().is_none());
         let bare = Envelope::from_value(json!({"value": 42}));
         assert!(bare.success);
-        assert_eq!(bare.data, Some(json!({"value": 42})));
+        assert_eq!(bare.data(), Some(&json!({"value": 42})));
         let s = Envelope::from_value(json!("hello"));
-        assert!(s.success && s.data == Some(json!("hello")));
+        assert!(s.success && s.data() == Some(&json!("hello")));
         let anon = Envelope::from_value(json!({"success": true, "value": 42}));
         assert!(anon.success && anon.raw["value"] == 42);
     }

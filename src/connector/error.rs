@@ -142,7 +142,9 @@ impl ConnectorError {
             ConnectorError::ConnectFailed { port, .. }
             | ConnectorError::UntrustedListener { port, .. } => json!({"port": port}),
             ConnectorError::HttpStatus { status, .. } => json!({"status": status}),
-            ConnectorError::Rejected { envelope } => envelope.data.clone().unwrap_or(Value::Null),
+            ConnectorError::Rejected { envelope } => {
+                envelope.data().cloned().unwrap_or(Value::Null)
+            }
             _ => Value::Null,
         }
     }

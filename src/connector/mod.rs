@@ -364,7 +364,7 @@ impl ConnectorClient {
         if !envelope.success {
             return Err(ConnectorError::Rejected { envelope });
         }
-        let data = envelope.data.clone().unwrap_or(Value::Null);
+        let data = envelope.data().cloned().unwrap_or(Value::Null);
         let token = data.get("token").and_then(Value::as_str).unwrap_or("");
         let op = data
             .get("operation_id")

@@ -136,7 +136,7 @@ async fn meta_is_complete_and_catalog_hash_never_goes_on_list() {
         )
         .await
         .unwrap();
-    assert!(r.envelope.success && r.envelope.data == Some(json!({"x":1})));
+    assert!(r.envelope.success && r.envelope.data() == Some(&json!({"x":1})));
     c.command(
         "list",
         &Map::new(),

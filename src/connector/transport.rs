@@ -146,7 +146,9 @@ pub async fn post(
                 "empty 200 response (unexpected EOF; the Editor is probably reloading)".into(),
             ));
         }
-        let mut buf = Vec::with_capacity(declared.unwrap_or(4096).min(1 << 20) as usize);
+        // The declared length (at most the cap, checked above) is reserved at once, so a large
+        // body is not copied through doubling reallocations; a liar gets pages it never touches.
+        let mut buf = Vec::with_capacity(declared.unwrap_or(4096) as usize);
         while let Some(chunk) = resp.chunk().await.map_err(classify)? {
             if buf.len() + chunk.len() > MAX_RESPONSE_BODY {
                 return Err(AttemptError::TooLarge);

@@ -81,7 +81,7 @@ mod platform {
         let mut read_any = false;
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             // Bounded: a socket table is a few KiB per hundred sockets; 16 MiB is far beyond any.
-            if let Some(text) = read_limited(Path::new(table), 16 << 20) {
+            if let Some(text) = read_listening(Path::new(table), 16 << 20) {
                 read_any = true;
                 sockets.extend(listeners_for(&text, port));
             }
@@ -98,11 +98,29 @@ mod platform {
         })
     }
 
-    fn read_limited(path: &Path, limit: u64) -> Option<String> {
-        use std::io::Read;
+    /// The header and the LISTEN rows of a socket table. The kernel prints every listening
+    /// socket first (its listening hash), then walks the whole established hash, TIME_WAIT
+    /// entries included; reading stops at the first row of that second part, in small reads so
+    /// the kernel formats little of it. Reading the whole table made this check the largest
+    /// cost of a call once a few thousand recent connections were in TIME_WAIT.
+    fn read_listening(path: &Path, limit: u64) -> Option<String> {
+        use std::io::{BufRead, BufReader, Read};
+        const LISTEN_STATE: &str = "0A";
         let file = std::fs::File::open(path).ok()?;
+        let mut rows = BufReader::with_capacity(512, file.take(limit));
         let mut text = String::new();
-        file.take(limit).read_to_string(&mut text).ok()?;
+        let mut line = String::new();
+        let mut header = true;
+        // Bounded by `limit` bytes.
+        while rows.read_line(&mut line).ok()? > 0 {
+            let state = line.split_whitespace().nth(3);
+            if !header && state.is_some_and(|s| s != LISTEN_STATE) {
+                break;
+            }
+            header = false;
+            text.push_str(&line);
+            line.clear();
+        }
         Some(text)
     }
 

@@ -10,9 +10,7 @@ use super::task_ext;
 use super::tools::TASK_POLL_NAME;
 use crate::connector::ClientKind;
 use crate::discovery::{AliveEvent, now_ms};
-use crate::results::{
-    InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_result,
-};
+use crate::results::{InlineCap, ProjectKey, ResultSafety, ResultStore, ShapeContext, shape_owned};
 use crate::session::{
     AnyTool, CallError, CallEvent, CallOutcome, CallRequest, DateLikeString, EditorAnswer,
     ErrorKind, Fault, Session, ToolScope,
@@ -289,7 +287,7 @@ impl AgentCalls {
     /// progress), anything else shaped.
     async fn answer(
         &self,
-        done: EditorAnswer,
+        mut done: EditorAnswer,
         tasks_extension: bool,
         progress: Option<&Progress>,
     ) -> Answer {
@@ -326,7 +324,10 @@ impl AgentCalls {
                 };
             }
         }
-        let mut env = Envelope::from_connector(raw, &format!("{} completed", done.policy.tool));
+        // The reply is moved, not copied: a large result is held once until shaping.
+        let body = std::mem::take(&mut done.envelope.raw);
+        let mut env =
+            Envelope::from_connector_owned(body, &format!("{} completed", done.policy.tool));
         let uses_ledger = done.policy.uses_ledger();
         let renewed = done.events.contains(&CallEvent::ApprovalRenewed);
         let replayed = done.events.iter().find_map(|e| match e {
@@ -345,9 +346,6 @@ impl AgentCalls {
                 _ => None,
             };
         }
-        // The connector's envelope holds the reply twice (decoded `data` and `raw`); `env` has
-        // its own copy now, so both go before shaping makes more (a large result would
-        // otherwise be held four times at once).
         drop(done);
         if uses_ledger {
             env = env.with_operation_id(op);
@@ -408,20 +406,19 @@ impl AgentCalls {
         };
         let store = self.results.clone();
         let cap = self.cap;
-        let value = env.to_value();
         let label = label.to_string();
         let op = env.operation_id.clone();
         let op_for_error = op.clone();
-        // Not kept as a fallback: an unshaped result would skip credential screening, and
-        // keeping it would hold a large result once more while it is shaped.
-        drop(env);
+        // Moved, not kept as a fallback: an unshaped result would skip credential screening,
+        // and keeping it would hold a large result once more while it is shaped.
+        let value = env.into_value();
         // A result within the inline cap never touches the disk, so it is shaped right here:
         // the hop to the blocking pool would cost more than the shaping. Larger ones may be
         // written to the result cache, which blocks.
         let inline = serialized_within(&value, cap.bytes());
         let run = move || {
-            shape_result(
-                &value,
+            shape_owned(
+                value,
                 &ShapeContext {
                     safety,
                     cap,
@@ -617,8 +614,7 @@ impl AgentCalls {
         }
         // The Connector cancels only a run it is executing now; it says so in `was_running`.
         let was_running = env
-            .data
-            .as_ref()
+            .data()
             .and_then(|d| d.get("was_running"))
             .and_then(Value::as_bool);
         if was_running == Some(false) {

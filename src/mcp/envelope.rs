@@ -95,14 +95,18 @@ impl Envelope {
     /// envelope has no field for is kept under `data` rather than dropped, and non-numeric
     /// timings (the Connector writes `"timings": null`) are omitted.
     pub fn from_connector(body: &Value, default_message: &str) -> Self {
-        let Some(obj) = body.as_object() else {
-            return Envelope::ok(default_message, body.clone());
-        };
-        let Some(success) = obj.get("success").and_then(Value::as_bool) else {
-            return Envelope::ok(default_message, body.clone());
+        Envelope::from_connector_owned(body.clone(), default_message)
+    }
+
+    /// [`Envelope::from_connector`] that moves the body's members instead of copying them (a
+    /// result can be tens of MiB).
+    pub fn from_connector_owned(body: Value, default_message: &str) -> Self {
+        let obj = match body {
+            Value::Object(obj) if obj.get("success").is_some_and(Value::is_boolean) => obj,
+            other => return Envelope::ok(default_message, other),
         };
         let mut env = Envelope {
-            success,
+            success: obj.get("success").and_then(Value::as_bool).unwrap_or(false),
             message: obj
                 .get("message")
                 .and_then(Value::as_str)
@@ -129,21 +133,22 @@ impl Envelope {
                 "agent_hint" => env.agent_hint = value.as_str().map(str::to_string),
                 "data" => {
                     if !value.is_null() {
-                        env.data = Some(value.clone())
+                        env.data = Some(value)
                     }
                 }
-                "diagnostics" => env.diagnostics = value.as_array().cloned().unwrap_or_default(),
+                "diagnostics" => {
+                    env.diagnostics = match value {
+                        Value::Array(a) => a,
+                        _ => Vec::new(),
+                    }
+                }
                 "timings" => {
-                    if let Some(t) = value.as_object() {
-                        env.timings = t
-                            .iter()
-                            .filter(|(_, v)| v.is_number())
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect();
+                    if let Value::Object(t) = value {
+                        env.timings = t.into_iter().filter(|(_, v)| v.is_number()).collect();
                     }
                 }
                 _ => {
-                    extra.insert(key.clone(), value.clone());
+                    extra.insert(key, value);
                 }
             }
         }
@@ -163,11 +168,23 @@ impl Envelope {
         serde_json::to_value(self).expect("an envelope always serializes")
     }
 
+    /// [`Envelope::to_value`] that moves `data` (and the rest) instead of copying them: the
+    /// same JSON, with a large result held once.
+    pub fn into_value(mut self) -> Value {
+        let data = self.data.take();
+        let mut v = self.to_value();
+        if let (Some(d), Some(m)) = (data, v.as_object_mut()) {
+            m.insert("data".into(), d);
+        }
+        v
+    }
+
     /// The MCP result: `structuredContent` = the envelope, one text block with the same JSON,
     /// `isError` = `!success`.
     pub fn into_result(self) -> CallToolResult {
-        let value = self.to_value();
-        if self.success {
+        let success = self.success;
+        let value = self.into_value();
+        if success {
             CallToolResult::structured(value)
         } else {
             CallToolResult::structured_error(value)

@@ -201,7 +201,7 @@ async fn serve(
     let follow = native.then(|| surface.clone().follow(session.clone()));
     let server = server::HeraServer::new(calls, surface);
     let eof = Arc::new(tokio::sync::Notify::new());
-    let (stdin, stdout) = rmcp::transport::stdio();
+    let (stdin, stdout) = transport::stdio();
     let transport = transport::LineTransport::new(stdin, stdout, eof.clone())
         .with_output_probe(transport::stdout_closed);
 

@@ -28,7 +28,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 /// The longest line accepted (one JSON-RPC message), as rmcp's default.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -61,6 +61,81 @@ pub fn stdout_closed() -> bool {
     false
 }
 
+/// The process's stdin and stdout as the transport reads and writes them.
+pub type StdioRead = Box<dyn AsyncRead + Unpin + Send>;
+pub type StdioWrite = Box<dyn AsyncWrite + Unpin + Send>;
+
+/// stdin and stdout for the transport. When they are pipes (as an MCP client starts a server),
+/// on Unix they are read and written by the runtime's event loop directly, in non-blocking
+/// mode, through duplicates of the descriptors (fd 0 and 1 stay open and untouched otherwise).
+/// Anything else (a terminal, a file, a socket, or Windows) goes through tokio's stdio, which
+/// hands every read and write to its blocking pool: a thread hand-off per frame each way.
+pub fn stdio() -> (StdioRead, StdioWrite) {
+    #[cfg(unix)]
+    {
+        let read = dup_pipe(libc::STDIN_FILENO).and_then(|fd| {
+            tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
+                .map(|r| Box::new(r) as StdioRead)
+                .ok()
+        });
+        // O_NONBLOCK is shared by every descriptor of one open pipe: when stderr is the same
+        // pipe as stdout, diagnostics written to it could fail with EAGAIN, so that case keeps
+        // the blocking path.
+        let shared_with_stderr = same_pipe(libc::STDOUT_FILENO, libc::STDERR_FILENO);
+        let write = (!shared_with_stderr)
+            .then(|| dup_pipe(libc::STDOUT_FILENO))
+            .flatten()
+            .and_then(|fd| {
+                tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+                    .map(|w| Box::new(w) as StdioWrite)
+                    .ok()
+            });
+        tracing::debug!(
+            stdin_pipe = read.is_some(),
+            stdout_pipe = write.is_some(),
+            "stdio"
+        );
+        (
+            read.unwrap_or_else(|| Box::new(tokio::io::stdin())),
+            write.unwrap_or_else(|| Box::new(tokio::io::stdout())),
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+    }
+}
+
+/// Whether two descriptors are the same pipe.
+#[cfg(unix)]
+fn same_pipe(a: libc::c_int, b: libc::c_int) -> bool {
+    let stat = |fd| {
+        // SAFETY: fstat of a descriptor number into a zeroed stat; an invalid one fails.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino, st.st_mode))
+    };
+    match (stat(a), stat(b)) {
+        (Some((da, ia, ma)), Some((db, ib, _))) => {
+            ma & libc::S_IFMT == libc::S_IFIFO && da == db && ia == ib
+        }
+        _ => false,
+    }
+}
+
+/// A duplicate of `fd` when it is a pipe, else `None`.
+#[cfg(unix)]
+fn dup_pipe(fd: libc::c_int) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: fstat of a descriptor number into a zeroed stat; an invalid one fails.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFIFO {
+        return None;
+    }
+    // SAFETY: dup of a valid descriptor; the new one is owned by the returned OwnedFd.
+    let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    (copy >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(copy) })
+}
+
 /// The ids of requests delivered and not yet answered, as their JSON text (`1` and `"1"` differ).
 #[derive(Default)]
 struct InFlight(std::sync::Mutex<HashSet<String>>);
@@ -88,11 +163,12 @@ pub struct LineTransport<R, W> {
     line: Vec<u8>,
     discarding: bool,
     max_line: usize,
-    writer: Arc<Mutex<Option<W>>>,
+    output: Output,
     started: bool,
     eof: Arc<Notify>,
-    /// Error replies still being written (see [`LineTransport::reply`]); `close` waits for them.
-    replies: Vec<tokio::task::JoinHandle<()>>,
+    /// The writer task; `close` waits for it to write what is queued and release the output.
+    writer: Option<tokio::task::JoinHandle<()>>,
+    _output_type: std::marker::PhantomData<fn(W)>,
     in_flight: Arc<InFlight>,
     /// Set once output is known to be gone; from then on nothing is delivered.
     output_closed: Arc<AtomicBool>,
@@ -104,19 +180,24 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    /// `eof` gets a stored permit when the peer closes its side.
+    /// `eof` gets a stored permit when the peer closes its side. Must be called inside a tokio
+    /// runtime: it starts the task that owns `write`.
     pub fn new(read: R, write: W, eof: Arc<Notify>) -> Self {
+        let output_closed: Arc<AtomicBool> = Arc::default();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_frames(write, rx, output_closed.clone(), eof.clone()));
         LineTransport {
             reader: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
             max_line: MAX_LINE_BYTES,
-            writer: Arc::new(Mutex::new(Some(write))),
+            output: Output(tx),
             started: false,
             eof,
-            replies: Vec::new(),
+            writer: Some(writer),
+            _output_type: std::marker::PhantomData,
             in_flight: Arc::default(),
-            output_closed: Arc::default(),
+            output_closed,
             probe: None,
         }
     }
@@ -154,22 +235,105 @@ enum Read {
     Eof,
 }
 
-/// Writes one frame that already ends in its newline. One write, not the frame and then the
-/// newline: stdout is written from the blocking pool, one round trip per write, and the lock
-/// that keeps frames whole is held for all of them.
-async fn write_line<W: AsyncWrite + Unpin>(
-    writer: &Mutex<Option<W>>,
-    bytes: &[u8],
-) -> std::io::Result<()> {
-    let mut guard = writer.lock().await;
-    let Some(w) = guard.as_mut() else {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::NotConnected,
-            "the transport is closed",
-        ));
-    };
-    w.write_all(bytes).await?;
-    w.flush().await
+/// What the writer task is asked to do.
+enum Frame {
+    /// One frame, ending in its newline; the outcome of its write is sent back when wanted.
+    Line(Vec<u8>, Option<oneshot::Sender<std::io::Result<()>>>),
+    /// Write what is queued before this, flush, release the output and stop.
+    Close,
+}
+
+/// The queue to the writer task. Frames are written whole and in the order they were queued.
+#[derive(Clone)]
+struct Output(mpsc::UnboundedSender<Frame>);
+
+impl Output {
+    fn closed() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")
+    }
+
+    /// Queues a frame and waits for its write.
+    async fn write(&self, bytes: Vec<u8>) -> std::io::Result<()> {
+        let (done, outcome) = oneshot::channel();
+        self.0
+            .send(Frame::Line(bytes, Some(done)))
+            .map_err(|_| Self::closed())?;
+        outcome.await.unwrap_or_else(|_| Err(Self::closed()))
+    }
+
+    /// Queues a frame without waiting: a write failure is handled by the writer task.
+    fn queue(&self, bytes: Vec<u8>) {
+        let _ = self.0.send(Frame::Line(bytes, None));
+    }
+}
+
+/// At most this many bytes of queued frames go out in one write (a larger frame goes alone).
+const BATCH_BYTES: usize = 1 << 20;
+
+/// The one owner of the output. Every frame that is ready when a write starts goes out in that
+/// one write: stdout is written through tokio's blocking pool, a thread hand-off per write, so
+/// with many calls in flight the answers share hand-offs instead of queueing for one each.
+/// Once a write fails the output is gone: `closed` is set, `eof` told (the session is over),
+/// and later frames fail without being written.
+async fn write_frames<W: AsyncWrite + Unpin>(
+    mut out: W,
+    mut queue: mpsc::UnboundedReceiver<Frame>,
+    closed: Arc<AtomicBool>,
+    eof: Arc<Notify>,
+) {
+    let mut failed: Option<std::io::ErrorKind> = None;
+    let mut batch: Vec<u8> = Vec::new();
+    let mut waiting: Vec<oneshot::Sender<std::io::Result<()>>> = Vec::new();
+    let mut closing = false;
+    while !closing {
+        let Some(first) = queue.recv().await else {
+            break;
+        };
+        let mut next = Some(first);
+        while let Some(frame) = next.take() {
+            match frame {
+                Frame::Line(bytes, done) => {
+                    if batch.is_empty() {
+                        batch = bytes;
+                    } else {
+                        batch.extend_from_slice(&bytes);
+                    }
+                    waiting.extend(done);
+                }
+                Frame::Close => {
+                    closing = true;
+                    break;
+                }
+            }
+            if batch.len() < BATCH_BYTES {
+                next = queue.try_recv().ok();
+            }
+        }
+        let outcome = match failed {
+            Some(kind) => Err(kind),
+            None if batch.is_empty() => Ok(()),
+            None => match out.write_all(&batch).await {
+                Ok(()) => out.flush().await.map_err(|e| e.kind()),
+                Err(e) => Err(e.kind()),
+            },
+        };
+        batch = Vec::new();
+        if let Err(kind) = outcome
+            && failed.is_none()
+        {
+            // The client closed our stdout: the session is over.
+            tracing::info!("stdout closed ({kind}); ending the session");
+            failed = Some(kind);
+            closed.store(true, Ordering::SeqCst);
+            eof.notify_one();
+        }
+        for done in waiting.drain(..) {
+            let _ = done.send(outcome.map_err(std::io::Error::from));
+        }
+    }
+    if failed.is_none() {
+        let _ = out.flush().await;
+    }
 }
 
 /// Whether rmcp will take this request as the start of a session: an `initialize`, or any
@@ -301,22 +465,12 @@ where
         }
     }
 
-    /// Writes an error frame from a detached task: `receive` can be cancelled at any await by
-    /// rmcp's `select!`, and a reply must neither be lost nor half-written when that happens.
+    /// Queues an error frame. Queuing does not wait, so a reply is neither lost nor
+    /// half-written when rmcp's `select!` cancels `receive`.
     fn reply(&mut self, frame: &Value) {
         let mut bytes = serde_json::to_vec(frame).expect("a JSON value serializes");
         bytes.push(b'\n');
-        let writer = self.writer.clone();
-        let closed = self.output_closed.clone();
-        self.replies.retain(|h| !h.is_finished());
-        self.replies.push(tokio::spawn(async move {
-            if let Err(e) = write_line(&writer, &bytes).await {
-                tracing::debug!("could not answer a malformed line: {e}");
-                if e.kind() != std::io::ErrorKind::NotConnected {
-                    closed.store(true, Ordering::SeqCst);
-                }
-            }
-        }));
+        self.output.queue(bytes);
     }
 }
 
@@ -331,31 +485,20 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let writer = self.writer.clone();
+        let output = self.output.clone();
         let answered = match &item {
             rmcp::model::JsonRpcMessage::Response(r) => Some(r.id.clone()),
             rmcp::model::JsonRpcMessage::Error(e) => e.id.clone(),
             _ => None,
         };
         let in_flight = self.in_flight.clone();
-        let closed = self.output_closed.clone();
-        let eof = self.eof.clone();
         async move {
             if let Some(id) = &answered {
                 in_flight.end(id);
             }
             let mut bytes = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
             bytes.push(b'\n');
-            let written = write_line(&writer, &bytes).await;
-            if let Err(e) = &written
-                && e.kind() != std::io::ErrorKind::NotConnected
-            {
-                // The client closed our stdout: the session is over.
-                tracing::info!("stdout closed ({e}); ending the session");
-                closed.store(true, Ordering::SeqCst);
-                eof.notify_one();
-            }
-            written
+            output.write(bytes).await
         }
     }
 
@@ -445,16 +588,10 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        let pending = std::mem::take(&mut self.replies);
-        let _ = tokio::time::timeout(std::time::Duration::from_millis(500), async {
-            for h in pending {
-                let _ = h.await;
-            }
-        })
-        .await;
-        let mut guard = self.writer.lock().await;
-        if let Some(mut w) = guard.take() {
-            let _ = w.flush().await;
+        let _ = self.output.0.send(Frame::Close);
+        if let Some(writer) = self.writer.take() {
+            // Bounded: a client that stopped reading must not hold the exit.
+            let _ = tokio::time::timeout(std::time::Duration::from_millis(500), writer).await;
         }
         Ok(())
     }
@@ -675,6 +812,21 @@ mod tests {
         CLOSED.store(true, Ordering::SeqCst);
         cw.write_all(call("2").as_bytes()).await.unwrap();
         assert!(t.receive().await.is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stdout_shared_with_stderr_is_recognized() {
+        let (mut a, mut b) = ([0; 2], [0; 2]);
+        assert_eq!(unsafe { libc::pipe(a.as_mut_ptr()) }, 0);
+        assert_eq!(unsafe { libc::pipe(b.as_mut_ptr()) }, 0);
+        let copy = unsafe { libc::dup(a[1]) };
+        assert!(same_pipe(a[1], copy), "a duplicate is the same pipe");
+        assert!(!same_pipe(a[1], b[1]), "two pipes are not");
+        assert!(!same_pipe(a[1], -1), "an invalid descriptor is not");
+        for fd in [a[0], a[1], b[0], b[1], copy] {
+            unsafe { libc::close(fd) };
+        }
     }
 
     #[cfg(unix)]

@@ -92,7 +92,7 @@ pub use schema::envelope_output_schema;
 pub use screen::screen;
 pub use shape::{
     InlineCap, ResultSafety, ResultShape, SPILLED_MIN_BYTES, ShapeContext, ShapedResult,
-    shape_result,
+    shape_owned, shape_result,
 };
 pub use store::{JSON_MIME, ResultStore, StoreConfig, StoreError};
 pub use uri::{ProjectKey, ResultUri, URI_TEMPLATE};

@@ -263,10 +263,19 @@ impl Kept {
 /// Blocking file I/O happens when a result is spilled; call it from a blocking context
 /// (`tokio::task::spawn_blocking`) in async code.
 pub fn shape_result(envelope: &Value, ctx: &ShapeContext<'_>) -> ShapedResult {
-    let full = serde_json::to_vec(envelope).expect("a JSON value always serializes");
-    let screening = screen(envelope);
+    shape_owned(envelope.clone(), ctx)
+}
+
+/// [`shape_result`] for a result the caller gives up: an inline result is returned without a
+/// copy, and a large one is released before it is compressed and stored, so a spilled result
+/// is held at most twice at once (the parsed value and its JSON text, then the text and its
+/// compressed form).
+pub fn shape_owned(envelope: Value, ctx: &ShapeContext<'_>) -> ShapedResult {
+    let full = serde_json::to_vec(&envelope).expect("a JSON value always serializes");
+    let screening = screen(&envelope);
     if !screening.is_clean() {
-        return withheld(envelope, ctx, full.len(), Withhold::Credentials(&screening));
+        let kept = Kept::of(&envelope, ctx.operation_id);
+        return withheld(kept, ctx, full.len(), Withhold::Credentials(&screening));
     }
     if full.len() <= ctx.cap.bytes() {
         let success = envelope
@@ -275,41 +284,40 @@ pub fn shape_result(envelope: &Value, ctx: &ShapeContext<'_>) -> ShapedResult {
             .unwrap_or(false);
         return ShapedResult {
             shape: ResultShape::Inline,
-            structured: envelope.clone(),
+            structured: envelope,
             is_error: !success,
             link: None,
         };
     }
     // The agent's preview fits a budget that follows the cap; listings and the link describe the
     // result from the full-size preview (they are not part of the structured answer).
-    let pv = preview_within(envelope, preview_budget(ctx.cap.bytes()));
+    let pv = preview_within(&envelope, preview_budget(ctx.cap.bytes()));
+    let kept = Kept::of(&envelope, ctx.operation_id);
     match ctx.safety {
         ResultSafety::Unresolved => {
-            return withheld(envelope, ctx, full.len(), Withhold::Unresolved(pv));
+            return withheld(kept, ctx, full.len(), Withhold::Unresolved(pv));
         }
         ResultSafety::Resolved {
             arbitrary_code: true,
             ..
         } => {
-            return withheld(envelope, ctx, full.len(), Withhold::ArbitraryCode(pv));
+            return withheld(kept, ctx, full.len(), Withhold::ArbitraryCode(pv));
         }
         ResultSafety::Resolved { .. } => {}
     }
-    let kept = Kept::of(envelope, ctx.operation_id);
-    let summary = summary_line(&preview(envelope));
+    let summary = summary_line(&preview(&envelope));
+    drop(envelope);
     let meta = SpoolMeta {
         label: ctx.label,
         operation_id: kept.operation_id.as_deref(),
         summary: &summary,
     };
-    match ctx.store.put(ctx.project, &full, &meta) {
+    let size = full.len();
+    let put = ctx.store.put(ctx.project, &full, &meta);
+    drop(full);
+    match put {
         Ok(stored) => spilled(kept, ctx, &stored, pv, &summary),
-        Err(e) => withheld(
-            envelope,
-            ctx,
-            full.len(),
-            Withhold::StorageFailed(pv, e.to_string()),
-        ),
+        Err(e) => withheld(kept, ctx, size, Withhold::StorageFailed(pv, e.to_string())),
     }
 }
 
@@ -411,13 +419,7 @@ enum Withhold<'s> {
     StorageFailed(Value, String),
 }
 
-fn withheld(
-    envelope: &Value,
-    ctx: &ShapeContext<'_>,
-    size: usize,
-    why: Withhold<'_>,
-) -> ShapedResult {
-    let kept = Kept::of(envelope, ctx.operation_id);
+fn withheld(kept: Kept, ctx: &ShapeContext<'_>, size: usize, why: Withhold<'_>) -> ShapedResult {
     // A call that may have changed something and succeeded stays a success: the change happened.
     let success = kept.success && !ctx.safety.known_read_only();
     let label = ctx.label;

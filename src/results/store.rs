@@ -441,8 +441,6 @@ impl ResultStore {
         }
         let sha256 = sha256_prefixed(payload);
         let id = ResultId::of_hash(&sha256).expect("sha256_prefixed yields sha256:<64 hex>");
-        let compressed = zstd::stream::encode_all(payload, ZSTD_LEVEL)
-            .map_err(|e| self.storage("compress the result", &self.root, e))?;
         let now = self.clock.now_ms();
         let header = Header {
             sha256: sha256.clone(),
@@ -460,13 +458,15 @@ impl ResultStore {
             .map_err(|e| self.storage("create the cache key", &self.root, e))?
             .expect("created on demand");
         let header_line = serde_json::to_vec(&header).expect("a header always serializes");
-        let mut file = Vec::with_capacity(MAGIC.len() + 256 + compressed.len());
+        let mut file = Vec::with_capacity(MAGIC.len() + 256 + payload.len() / 4);
         file.extend_from_slice(MAGIC);
         file.extend_from_slice(&header_line);
         file.push(b'\n');
         file.extend_from_slice(seal(&key, &header_line).as_bytes());
         file.push(b'\n');
-        file.extend_from_slice(&compressed);
+        // Compressed straight after the header: the compressed bytes are held once.
+        zstd::stream::copy_encode(payload, &mut file, ZSTD_LEVEL)
+            .map_err(|e| self.storage("compress the result", &self.root, e))?;
         let stored_bytes = file.len() as u64;
         if stored_bytes > self.config.project_cap_bytes {
             return Err(StoreError::TooLarge {

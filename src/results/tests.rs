@@ -678,7 +678,7 @@ fn validator() -> jsonschema::Validator {
 fn assert_fits(v: &jsonschema::Validator, shaped: &ShapedResult) {
     let errors: Vec<String> = v
         .iter_errors(&shaped.structured)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(
         errors.is_empty(),

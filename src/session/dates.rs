@@ -41,7 +41,7 @@ pub fn refused_date_strings(env: &Envelope, arguments: &Map<String, Value>) -> V
     if env.success || !matches!(code, "ARGUMENT_TYPE_MISMATCH" | "ARGUMENT_FORMAT_INVALID") {
         return Vec::new();
     }
-    let data = env.data.as_ref();
+    let data = env.data();
     let field = |k: &str| data.and_then(|d| d.get(k));
     let args = Value::Object(arguments.clone());
     let path = field("path").and_then(Value::as_str).unwrap_or("");

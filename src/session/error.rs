@@ -107,7 +107,7 @@ impl From<&ConnectorError> for CallError {
                     .clone()
                     .unwrap_or_else(|| "request rejected".into()),
             );
-            if let Some(d) = &envelope.data {
+            if let Some(d) = envelope.data() {
                 out = out.with_data(d.clone());
             }
             out.editor_envelope = Some(envelope.raw.clone());

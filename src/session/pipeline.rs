@@ -466,13 +466,13 @@ impl Session {
                             req.client_kind,
                             (&policy.tool, policy.action.as_deref()),
                             &arguments,
-                            env.data.as_ref(),
+                            env.data(),
                         )
                         .await
                     }
                     None => None,
                 };
-                denoted.and_then(|d| subject::ambiguity(d, env.data.as_ref()))
+                denoted.and_then(|d| subject::ambiguity(d, env.data()))
             } else {
                 None
             };

@@ -59,7 +59,7 @@ async fn read(
     if !env.success {
         return None;
     }
-    env.data
+    env.data().cloned()
 }
 
 /// A path that names an asset rather than a GameObject.

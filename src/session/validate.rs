@@ -54,12 +54,12 @@ fn escape(segment: &str) -> String {
 }
 
 fn fault(e: &ValidationError<'_>, schema: &Value, prefix: &str) -> Fault {
-    let at = format!("{prefix}{}", e.instance_path.as_str());
-    let keyword_value = schema.pointer(e.schema_path.as_str()).cloned();
-    match &e.kind {
+    let at = format!("{prefix}{}", e.instance_path().as_str());
+    let keyword_value = schema.pointer(e.schema_path().as_str()).cloned();
+    match e.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let parent = e
-                .schema_path
+                .schema_path()
                 .as_str()
                 .rsplit_once('/')
                 .map(|(p, _)| p)

@@ -17,7 +17,7 @@ type Breakage = (&'static str, Box<dyn Fn(&mut Value)>);
 fn errors(schema: &Value, doc: &Value) -> Vec<String> {
     let v = jsonschema::validator_for(schema).expect("the schema compiles");
     v.iter_errors(doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect()
 }
 

@@ -228,10 +228,11 @@ fn nothing_writes_to_stdout_outside_the_cli() {
     let bad: Vec<String> = rust_files(&root().join("src"))
         .into_iter()
         .filter(|f| module_of(f) != "cli")
+        // The MCP transport is the one writer of frames: it owns the process's stdout (a
+        // non-blocking pipe, or tokio's stdout) and nothing else writes to it.
+        .filter(|f| !f.ends_with("src/mcp/transport.rs"))
         .filter_map(|f| {
             let code = code_of(&std::fs::read_to_string(&f).unwrap());
-            // The MCP transport owns the process's stdout through rmcp's stdio pair, which
-            // this check does not flag: it names no stdout API itself.
             STDOUT
                 .iter()
                 .find(|s| writes(&code, s))
