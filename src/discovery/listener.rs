@@ -166,9 +166,8 @@ mod platform {
     fn listeners_of(pid: libc::c_int) -> std::io::Result<Vec<PortListener>> {
         let entry = std::mem::size_of::<libc::proc_fdinfo>();
         // SAFETY: a null buffer asks for the size the table needs.
-        let need = unsafe {
-            libc::proc_pidinfo(pid, libc::PROC_PIDLISTFDS, 0, std::ptr::null_mut(), 0)
-        };
+        let need =
+            unsafe { libc::proc_pidinfo(pid, libc::PROC_PIDLISTFDS, 0, std::ptr::null_mut(), 0) };
         if need <= 0 {
             return Err(std::io::Error::last_os_error());
         }
@@ -411,8 +410,8 @@ mod platform {
     use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
     use windows_sys::Win32::Foundation::{ERROR_INSUFFICIENT_BUFFER, NO_ERROR};
     use windows_sys::Win32::NetworkManagement::IpHelper::{
-        GetExtendedTcpTable, MIB_TCP6ROW_OWNER_PID, MIB_TCP6TABLE_OWNER_PID,
-        MIB_TCPROW_OWNER_PID, MIB_TCPTABLE_OWNER_PID, TCP_TABLE_OWNER_PID_LISTENER,
+        GetExtendedTcpTable, MIB_TCP6ROW_OWNER_PID, MIB_TCP6TABLE_OWNER_PID, MIB_TCPROW_OWNER_PID,
+        MIB_TCPTABLE_OWNER_PID, TCP_TABLE_OWNER_PID_LISTENER,
     };
     use windows_sys::Win32::Networking::WinSock::{AF_INET, AF_INET6};
 
@@ -437,7 +436,14 @@ mod platform {
         let mut size: u32 = 0;
         // SAFETY: a null table with size 0 asks for the size needed.
         let mut rc = unsafe {
-            GetExtendedTcpTable(std::ptr::null_mut(), &mut size, 0, family, TCP_TABLE_OWNER_PID_LISTENER, 0)
+            GetExtendedTcpTable(
+                std::ptr::null_mut(),
+                &mut size,
+                0,
+                family,
+                TCP_TABLE_OWNER_PID_LISTENER,
+                0,
+            )
         };
         for _ in 0..4 {
             if rc != ERROR_INSUFFICIENT_BUFFER {
@@ -461,7 +467,11 @@ mod platform {
                 return Ok(buf);
             }
         }
-        if rc == NO_ERROR { Ok(Vec::new()) } else { Err(rc) }
+        if rc == NO_ERROR {
+            Ok(Vec::new())
+        } else {
+            Err(rc)
+        }
     }
 
     /// The rows of one table, never reading past the bytes the call filled.
@@ -547,9 +557,7 @@ pub fn accepts_loopback(addr: std::net::IpAddr) -> bool {
     use std::net::{IpAddr, Ipv4Addr};
     match addr {
         IpAddr::V4(a) => a == Ipv4Addr::LOCALHOST || a.is_unspecified(),
-        IpAddr::V6(a) => {
-            a.is_unspecified() || a == Ipv4Addr::LOCALHOST.to_ipv6_mapped()
-        }
+        IpAddr::V6(a) => a.is_unspecified() || a == Ipv4Addr::LOCALHOST.to_ipv6_mapped(),
     }
 }
 
@@ -762,20 +770,25 @@ mod tests {
             how: VerifiedBy::HeartbeatPid,
         };
         // The Editor's listener, beside sockets on other ports and addresses.
-        let table = [
-            at(lo, 8090, 4242),
-            at(lo, 8091, 77),
-            at(other, 8090, 77),
-        ];
+        let table = [at(lo, 8090, 4242), at(lo, 8091, 77), at(other, 8090, 77)];
         assert_eq!(verdict_by_pid(&table, 8090, Some(4242)), verified);
-        assert_eq!(verdict_by_pid(&table, 8092, Some(4242)), ListenerCheck::NotListening);
-        assert_eq!(verdict_by_pid(&[], 8090, Some(4242)), ListenerCheck::NotListening);
+        assert_eq!(
+            verdict_by_pid(&table, 8092, Some(4242)),
+            ListenerCheck::NotListening
+        );
+        assert_eq!(
+            verdict_by_pid(&[], 8090, Some(4242)),
+            ListenerCheck::NotListening
+        );
         // Another process on a wildcard or dual-stack bind also reaches 127.0.0.1:8090.
         for squat in [any4, any6, mapped] {
             let seen = verdict_by_pid(&[table[0], at(squat, 8090, 77)], 8090, Some(4242));
             match seen {
                 ListenerCheck::Unverifiable { why } => {
-                    assert!(why.contains("process 77") && why.contains("pid 4242"), "{why}")
+                    assert!(
+                        why.contains("process 77") && why.contains("pid 4242"),
+                        "{why}"
+                    )
                 }
                 other => panic!("{squat}: expected unverifiable, got {other:?}"),
             }

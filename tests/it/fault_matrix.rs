@@ -397,7 +397,10 @@ fn secret_rotation() {
     drop(earlier);
     let person = home.run(&["call", "console", "--args", CLEAR]);
     person.expect(4);
-    let person_token = person.error()["data"]["token"].as_str().unwrap().to_string();
+    let person_token = person.error()["data"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let person_op = person.error()["data"]["operation_id"]
         .as_str()
         .unwrap()
@@ -457,7 +460,12 @@ fn secret_rotation() {
         "ran under the approved operation id {person_op}"
     );
     let repeat = home.run(&["call", "console", "--args", CLEAR, &approve]);
-    assert_eq!(clears(), 2, "the person's call ran exactly once: {}", repeat.stderr);
+    assert_eq!(
+        clears(),
+        2,
+        "the person's call ran exactly once: {}",
+        repeat.stderr
+    );
     record(&Row {
         fault: "secret_rotation_person_token",
         outcome: "renewed".into(),
