@@ -10,7 +10,17 @@
 //! - Linux: the LISTEN sockets that accept `127.0.0.1:<port>` are read from `/proc/net/tcp` and
 //!   `/proc/net/tcp6` (each row carries the socket's owner uid and inode); the inode is then
 //!   looked for among `/proc/<pid>/fd/*` of the heartbeat's pid.
-//! - Elsewhere there is no check yet, and the answer says so ([`ListenerCheck::Unverifiable`]).
+//! - macOS: the heartbeat process's descriptors are listed with libproc (`proc_pidinfo`
+//!   `PROC_PIDLISTFDS`), and each socket's TCP state, local address and port are read with
+//!   `proc_pidfdinfo` `PROC_PIDFDSOCKETINFO`. macOS shows a process only its own user's sockets,
+//!   so the answer is "the heartbeat's process listens there" or "it does not (yet)"; the latter
+//!   is treated like a port nobody holds: nothing is sent, the call waits as during a reload.
+//! - Windows: the system's listener table with owning pids (`GetExtendedTcpTable`,
+//!   `TCP_TABLE_OWNER_PID_LISTENER`, IPv4 and IPv6); a listener of any other pid is reported as
+//!   unverifiable (the owner's account is not looked up), so only reads go there.
+//! - macOS and Windows share the pure decision (`verdict_by_pid`), unit-tested on Linux; their
+//!   system calls have not been compiled or run in this repository's CI (Linux only).
+//! - Anywhere else there is no check, and the answer says so ([`ListenerCheck::Unverifiable`]).
 
 /// How a listener was found to be ours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,17 +151,467 @@ mod platform {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+/// macOS: the heartbeat process's own TCP sockets, through libproc. Not compiled in CI (Linux).
+#[cfg(target_os = "macos")]
+mod platform {
+    use super::libproc::{PROC_PIDFDSOCKETINFO, SocketFdinfo, listener_in};
+    use super::*;
+    use std::ffi::c_void;
+
+    /// A process's descriptor table is listed up to this many entries.
+    const MAX_FDS: usize = 65_536;
+
+    pub fn verify(port: u16, heartbeat_pid: Option<i64>) -> ListenerCheck {
+        let Some(pid) = heartbeat_pid
+            .and_then(|p| libc::c_int::try_from(p).ok())
+            .filter(|p| *p > 0)
+        else {
+            return ListenerCheck::Unverifiable {
+                why: "the heartbeat names no process to check".into(),
+            };
+        };
+        match listeners_of(pid) {
+            Ok(mine) => verdict_by_pid(&mine, port, Some(i64::from(pid))),
+            Err(e) => ListenerCheck::Unverifiable {
+                why: format!(
+                    "the sockets of the heartbeat's process (pid {pid}) cannot be read: {e}"
+                ),
+            },
+        }
+    }
+
+    /// The TCP LISTEN sockets among `pid`'s descriptors.
+    fn listeners_of(pid: libc::c_int) -> std::io::Result<Vec<PortListener>> {
+        let entry = std::mem::size_of::<libc::proc_fdinfo>();
+        // SAFETY: a null buffer asks for the size the table needs.
+        let need =
+            unsafe { libc::proc_pidinfo(pid, libc::PROC_PIDLISTFDS, 0, std::ptr::null_mut(), 0) };
+        if need <= 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // Room for descriptors opened since, bounded.
+        let count = (need as usize / entry + 16).min(MAX_FDS);
+        let blank = libc::proc_fdinfo {
+            proc_fd: 0,
+            proc_fdtype: 0,
+        };
+        let mut fds = vec![blank; count];
+        // SAFETY: the buffer holds `count` entries and its size in bytes is passed.
+        let got = unsafe {
+            libc::proc_pidinfo(
+                pid,
+                libc::PROC_PIDLISTFDS,
+                0,
+                fds.as_mut_ptr() as *mut c_void,
+                (count * entry) as libc::c_int,
+            )
+        };
+        if got <= 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        fds.truncate((got as usize / entry).min(count));
+        let mut out = Vec::new();
+        for fd in fds
+            .iter()
+            .filter(|f| f.proc_fdtype == libc::PROX_FDTYPE_SOCKET as u32)
+        {
+            // SAFETY: plain data, for which all-zero is a valid value.
+            let mut info: SocketFdinfo = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of::<SocketFdinfo>() as libc::c_int;
+            // SAFETY: the buffer is exactly the kernel's `struct socket_fdinfo`.
+            let n = unsafe {
+                libc::proc_pidfdinfo(
+                    pid,
+                    fd.proc_fd,
+                    PROC_PIDFDSOCKETINFO,
+                    &mut info as *mut SocketFdinfo as *mut c_void,
+                    size,
+                )
+            };
+            // A descriptor closed meanwhile is skipped.
+            if n == size {
+                out.extend(listener_in(&info, pid as u32));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The layouts of macOS's `<sys/proc_info.h>` up to the fields read, and their decoding. Pure
+/// data, so it is compiled in tests on every system: the sizes and offsets below are checked
+/// against the C header's at compile time, and the decoding is unit-tested on Linux.
+#[cfg(any(target_os = "macos", test))]
+#[allow(dead_code)] // Fields that exist only to give the C layout.
+mod libproc {
+    use super::PortListener;
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+    /// `proc_pidfdinfo` flavour for a socket (the `libc` crate does not declare it).
+    pub const PROC_PIDFDSOCKETINFO: libc::c_int = 3;
+    pub const SOCKINFO_TCP: libc::c_int = 2;
+    pub const TSI_S_LISTEN: libc::c_int = 1;
+    pub const INI_IPV4: u8 = 0x1;
+    pub const INI_IPV6: u8 = 0x2;
+
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct ProcFileinfo {
+        fi_openflags: u32,
+        fi_status: u32,
+        fi_offset: i64,
+        fi_type: i32,
+        fi_guardflags: u32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct VinfoStat {
+        vst_dev: u32,
+        vst_mode: u16,
+        vst_nlink: u16,
+        vst_ino: u64,
+        vst_uid: u32,
+        vst_gid: u32,
+        /// atime, mtime, ctime and birthtime, each seconds then nanoseconds.
+        vst_times: [i64; 8],
+        vst_size: i64,
+        vst_blocks: i64,
+        vst_blksize: i32,
+        vst_flags: u32,
+        vst_gen: u32,
+        vst_rdev: u32,
+        vst_qspare: [i64; 2],
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct SockbufInfo {
+        sbi_cc: u32,
+        sbi_hiwat: u32,
+        sbi_mbcnt: u32,
+        sbi_mbmax: u32,
+        sbi_lowat: u32,
+        sbi_flags: i16,
+        sbi_timeo: i16,
+    }
+    /// `union { struct in4in6_addr ina_46; struct in6_addr ina_6; }`: an IPv6 address, or an
+    /// IPv4 one in the last four bytes; network order either way.
+    #[repr(C, align(4))]
+    #[derive(Clone, Copy)]
+    pub struct InAddr46 {
+        pub bytes: [u8; 16],
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct InSockinfoV6 {
+        in6_hlim: u8,
+        in6_cksum: libc::c_int,
+        in6_ifindex: u16,
+        in6_hops: i16,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct InSockinfo {
+        pub insi_fport: libc::c_int,
+        /// A network-order port in the low 16 bits.
+        pub insi_lport: libc::c_int,
+        insi_gencnt: u64,
+        insi_flags: u32,
+        insi_flow: u32,
+        pub insi_vflag: u8,
+        insi_ip_ttl: u8,
+        rfu_1: u32,
+        insi_faddr: InAddr46,
+        pub insi_laddr: InAddr46,
+        insi_v4: u8,
+        insi_v6: InSockinfoV6,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct TcpSockinfo {
+        pub tcpsi_ini: InSockinfo,
+        pub tcpsi_state: libc::c_int,
+        tcpsi_timer: [libc::c_int; 4],
+        tcpsi_mss: libc::c_int,
+        tcpsi_flags: u32,
+        rfu_1: u32,
+        tcpsi_tp: u64,
+    }
+    /// `soi_proto`: only the TCP member is read; the largest member (`un_sockinfo`, two
+    /// 255-byte addresses after two u64) sets the size, 528 bytes.
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub union SoiProto {
+        pub pri_tcp: TcpSockinfo,
+        largest: [u64; 66],
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct SocketInfo {
+        soi_stat: VinfoStat,
+        soi_so: u64,
+        soi_pcb: u64,
+        soi_type: libc::c_int,
+        soi_protocol: libc::c_int,
+        soi_family: libc::c_int,
+        soi_options: i16,
+        soi_linger: i16,
+        soi_state: i16,
+        soi_qlen: i16,
+        soi_incqlen: i16,
+        soi_qlimit: i16,
+        soi_timeo: i16,
+        soi_error: u16,
+        soi_oobmark: u32,
+        soi_rcv: SockbufInfo,
+        soi_snd: SockbufInfo,
+        pub soi_kind: libc::c_int,
+        rfu_1: u32,
+        pub soi_proto: SoiProto,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct SocketFdinfo {
+        pfi: ProcFileinfo,
+        pub psi: SocketInfo,
+    }
+
+    // The C header's sizes and offsets (LP64); a mistake above fails the build.
+    const _: () = {
+        use std::mem::{offset_of, size_of};
+        assert!(size_of::<ProcFileinfo>() == 24);
+        assert!(size_of::<VinfoStat>() == 136);
+        assert!(size_of::<SockbufInfo>() == 24);
+        assert!(size_of::<InSockinfo>() == 80);
+        assert!(offset_of!(InSockinfo, insi_laddr) == 48);
+        assert!(offset_of!(InSockinfo, insi_v6) == 68);
+        assert!(size_of::<TcpSockinfo>() == 120);
+        assert!(offset_of!(TcpSockinfo, tcpsi_state) == 80);
+        assert!(size_of::<SoiProto>() == 528);
+        assert!(offset_of!(SocketInfo, soi_rcv) == 184);
+        assert!(offset_of!(SocketInfo, soi_kind) == 232);
+        assert!(offset_of!(SocketInfo, soi_proto) == 240);
+        assert!(size_of::<SocketInfo>() == 768);
+        assert!(size_of::<SocketFdinfo>() == 792);
+    };
+
+    /// The TCP listener a socket descriptor's info describes, if it is one.
+    pub fn listener_in(info: &SocketFdinfo, pid: u32) -> Option<PortListener> {
+        if info.psi.soi_kind != SOCKINFO_TCP {
+            return None;
+        }
+        // SAFETY: `soi_kind == SOCKINFO_TCP` says `pri_tcp` is the member the kernel wrote,
+        // and every bit pattern is a valid value of its plain integer fields.
+        let tcp = unsafe { info.psi.soi_proto.pri_tcp };
+        if tcp.tcpsi_state != TSI_S_LISTEN {
+            return None;
+        }
+        let ini = tcp.tcpsi_ini;
+        let b = ini.insi_laddr.bytes;
+        let local = if ini.insi_vflag & INI_IPV6 != 0 {
+            IpAddr::V6(Ipv6Addr::from(b))
+        } else if ini.insi_vflag & INI_IPV4 != 0 {
+            IpAddr::V4(Ipv4Addr::new(b[12], b[13], b[14], b[15]))
+        } else {
+            return None;
+        };
+        Some(PortListener {
+            local,
+            port: u16::from_be(ini.insi_lport as u16),
+            pid,
+        })
+    }
+}
+
+/// Windows: the system's TCP listener table with owning pids. Not compiled in CI (Linux).
+#[cfg(windows)]
+mod platform {
+    use super::*;
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    use windows_sys::Win32::Foundation::{ERROR_INSUFFICIENT_BUFFER, NO_ERROR};
+    use windows_sys::Win32::NetworkManagement::IpHelper::{
+        GetExtendedTcpTable, MIB_TCP6ROW_OWNER_PID, MIB_TCP6TABLE_OWNER_PID, MIB_TCPROW_OWNER_PID,
+        MIB_TCPTABLE_OWNER_PID, TCP_TABLE_OWNER_PID_LISTENER,
+    };
+    use windows_sys::Win32::Networking::WinSock::{AF_INET, AF_INET6};
+
+    pub fn verify(port: u16, heartbeat_pid: Option<i64>) -> ListenerCheck {
+        let mut rows = Vec::new();
+        for family in [AF_INET, AF_INET6] {
+            match table(family as u32) {
+                Ok(bytes) => rows.extend(rows_of(&bytes, family == AF_INET6)),
+                Err(code) => {
+                    return ListenerCheck::Unverifiable {
+                        why: format!("the TCP listener table cannot be read (error {code})"),
+                    };
+                }
+            }
+        }
+        verdict_by_pid(&rows, port, heartbeat_pid)
+    }
+
+    /// One `GetExtendedTcpTable` snapshot as raw bytes (`u64`-aligned), retried while the table
+    /// grows between the size query and the read, a bounded number of times.
+    fn table(family: u32) -> Result<Vec<u64>, u32> {
+        let mut size: u32 = 0;
+        // SAFETY: a null table with size 0 asks for the size needed.
+        let mut rc = unsafe {
+            GetExtendedTcpTable(
+                std::ptr::null_mut(),
+                &mut size,
+                0,
+                family,
+                TCP_TABLE_OWNER_PID_LISTENER,
+                0,
+            )
+        };
+        for _ in 0..4 {
+            if rc != ERROR_INSUFFICIENT_BUFFER {
+                break;
+            }
+            let mut buf = vec![0u64; (size as usize).div_ceil(8) + 64];
+            size = (buf.len() * 8) as u32;
+            // SAFETY: `buf` is `size` bytes, aligned for the table's u32 fields.
+            rc = unsafe {
+                GetExtendedTcpTable(
+                    buf.as_mut_ptr().cast(),
+                    &mut size,
+                    0,
+                    family,
+                    TCP_TABLE_OWNER_PID_LISTENER,
+                    0,
+                )
+            };
+            if rc == NO_ERROR {
+                buf.truncate((size as usize).div_ceil(8).min(buf.len()));
+                return Ok(buf);
+            }
+        }
+        if rc == NO_ERROR {
+            Ok(Vec::new())
+        } else {
+            Err(rc)
+        }
+    }
+
+    /// The rows of one table, never reading past the bytes the call filled.
+    fn rows_of(buf: &[u64], v6: bool) -> Vec<PortListener> {
+        let bytes = std::mem::size_of_val(buf);
+        if bytes < 4 {
+            return Vec::new();
+        }
+        // SAFETY: `buf` holds at least the 4-byte entry count, and is u64-aligned.
+        let n = unsafe { *(buf.as_ptr() as *const u32) } as usize;
+        let mut out = Vec::new();
+        if v6 {
+            let start = std::mem::offset_of!(MIB_TCP6TABLE_OWNER_PID, table);
+            let row = std::mem::size_of::<MIB_TCP6ROW_OWNER_PID>();
+            let n = n.min(bytes.saturating_sub(start) / row);
+            // SAFETY: `n` rows fit in `buf` after `start`, which is aligned for them.
+            let rows = unsafe {
+                std::slice::from_raw_parts(
+                    (buf.as_ptr() as *const u8).add(start) as *const MIB_TCP6ROW_OWNER_PID,
+                    n,
+                )
+            };
+            for r in rows {
+                out.push(PortListener {
+                    local: IpAddr::V6(Ipv6Addr::from(r.ucLocalAddr)),
+                    port: u16::from_be(r.dwLocalPort as u16),
+                    pid: r.dwOwningPid,
+                });
+            }
+        } else {
+            let start = std::mem::offset_of!(MIB_TCPTABLE_OWNER_PID, table);
+            let row = std::mem::size_of::<MIB_TCPROW_OWNER_PID>();
+            let n = n.min(bytes.saturating_sub(start) / row);
+            // SAFETY: as above.
+            let rows = unsafe {
+                std::slice::from_raw_parts(
+                    (buf.as_ptr() as *const u8).add(start) as *const MIB_TCPROW_OWNER_PID,
+                    n,
+                )
+            };
+            for r in rows {
+                out.push(PortListener {
+                    // The address is in network order: its bytes in memory are the octets.
+                    local: IpAddr::V4(Ipv4Addr::from(r.dwLocalAddr.to_ne_bytes())),
+                    port: u16::from_be(r.dwLocalPort as u16),
+                    pid: r.dwOwningPid,
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 mod platform {
     use super::*;
 
     pub fn verify(_port: u16, _heartbeat_pid: Option<i64>) -> ListenerCheck {
         ListenerCheck::Unverifiable {
             why: format!(
-                "listener ownership is checked on Linux only; on {} the port is trusted as the heartbeat names it",
+                "listener ownership is checked on Linux, macOS and Windows only; on {} the port is \
+                 trusted as the heartbeat names it",
                 std::env::consts::OS
             ),
         }
+    }
+}
+
+#[cfg(any(target_os = "macos", windows, test))]
+/// A TCP socket in LISTEN state with the process that holds it, as macOS (one process's
+/// descriptors) and Windows (the system's listener table) report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortListener {
+    pub local: std::net::IpAddr,
+    pub port: u16,
+    pub pid: u32,
+}
+
+#[cfg(any(target_os = "macos", windows, test))]
+/// Whether a socket bound to `addr` accepts a connection to `127.0.0.1`: bound to it, to any
+/// IPv4 address, to its IPv4-mapped form, or to any IPv6 address (a dual-stack socket).
+pub fn accepts_loopback(addr: std::net::IpAddr) -> bool {
+    use std::net::{IpAddr, Ipv4Addr};
+    match addr {
+        IpAddr::V4(a) => a == Ipv4Addr::LOCALHOST || a.is_unspecified(),
+        IpAddr::V6(a) => a.is_unspecified() || a == Ipv4Addr::LOCALHOST.to_ipv6_mapped(),
+    }
+}
+
+#[cfg(any(target_os = "macos", windows, test))]
+/// The decision from listeners with pids (macOS, Windows): every listener that would accept
+/// our connection to `127.0.0.1:port` must be held by the heartbeat's pid. One held by another
+/// process cannot be called ours or a stranger's without its account, so it is unverifiable
+/// (reads only); none at all is `NotListening` (on macOS: the heartbeat's process holds none).
+pub fn verdict_by_pid(
+    listeners: &[PortListener],
+    port: u16,
+    heartbeat_pid: Option<i64>,
+) -> ListenerCheck {
+    let mut reaching = listeners
+        .iter()
+        .filter(|l| l.port == port && accepts_loopback(l.local))
+        .peekable();
+    if reaching.peek().is_none() {
+        return ListenerCheck::NotListening;
+    }
+    match reaching.find(|l| heartbeat_pid != Some(i64::from(l.pid))) {
+        None => ListenerCheck::Verified {
+            how: VerifiedBy::HeartbeatPid,
+        },
+        Some(other) => ListenerCheck::Unverifiable {
+            why: match heartbeat_pid {
+                Some(hb) => format!(
+                    "it is held by process {}, not by the Editor that wrote the heartbeat (pid {hb})",
+                    other.pid
+                ),
+                None => format!(
+                    "it is held by process {} and the heartbeat names no process",
+                    other.pid
+                ),
+            },
+        },
     }
 }
 
@@ -304,6 +764,102 @@ mod tests {
             .describe(8090)
             .contains("another user (uid 5)")
         );
+    }
+
+    #[test]
+    fn listeners_with_pids_are_matched_to_the_heartbeat_pid() {
+        use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+        let at = |ip: IpAddr, port: u16, pid: u32| PortListener {
+            local: ip,
+            port,
+            pid,
+        };
+        let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let any4 = IpAddr::V4(Ipv4Addr::UNSPECIFIED);
+        let any6 = IpAddr::V6(Ipv6Addr::UNSPECIFIED);
+        let mapped = IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped());
+        let other = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+        assert!(accepts_loopback(lo) && accepts_loopback(any4));
+        assert!(accepts_loopback(any6) && accepts_loopback(mapped));
+        assert!(!accepts_loopback(other));
+        assert!(!accepts_loopback(IpAddr::V6(Ipv6Addr::LOCALHOST)));
+
+        let verified = ListenerCheck::Verified {
+            how: VerifiedBy::HeartbeatPid,
+        };
+        // The Editor's listener, beside sockets on other ports and addresses.
+        let table = [at(lo, 8090, 4242), at(lo, 8091, 77), at(other, 8090, 77)];
+        assert_eq!(verdict_by_pid(&table, 8090, Some(4242)), verified);
+        assert_eq!(
+            verdict_by_pid(&table, 8092, Some(4242)),
+            ListenerCheck::NotListening
+        );
+        assert_eq!(
+            verdict_by_pid(&[], 8090, Some(4242)),
+            ListenerCheck::NotListening
+        );
+        // Another process on a wildcard or dual-stack bind also reaches 127.0.0.1:8090.
+        for squat in [any4, any6, mapped] {
+            let seen = verdict_by_pid(&[table[0], at(squat, 8090, 77)], 8090, Some(4242));
+            match seen {
+                ListenerCheck::Unverifiable { why } => {
+                    assert!(
+                        why.contains("process 77") && why.contains("pid 4242"),
+                        "{why}"
+                    )
+                }
+                other => panic!("{squat}: expected unverifiable, got {other:?}"),
+            }
+        }
+        // Only another process holds the port, or the heartbeat names none.
+        assert!(matches!(
+            verdict_by_pid(&table, 8091, Some(4242)),
+            ListenerCheck::Unverifiable { .. }
+        ));
+        assert!(matches!(
+            verdict_by_pid(&table, 8090, None),
+            ListenerCheck::Unverifiable { .. }
+        ));
+        // The Editor bound both stacks: still verified.
+        assert_eq!(
+            verdict_by_pid(&[at(lo, 8090, 9), at(any6, 8090, 9)], 8090, Some(9)),
+            verified
+        );
+    }
+
+    /// The macOS decoding on a `socket_fdinfo` laid out as the kernel writes it.
+    #[test]
+    fn a_macos_socket_fdinfo_is_decoded_to_its_listener() {
+        use super::libproc::*;
+        use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+        // SAFETY: plain data; all-zero is valid.
+        let mut info: SocketFdinfo = unsafe { std::mem::zeroed() };
+        assert_eq!(listener_in(&info, 7), None, "not a TCP socket");
+        info.psi.soi_kind = SOCKINFO_TCP;
+        let mut tcp = unsafe { info.psi.soi_proto.pri_tcp };
+        tcp.tcpsi_state = TSI_S_LISTEN;
+        tcp.tcpsi_ini.insi_vflag = INI_IPV4;
+        tcp.tcpsi_ini.insi_lport = i32::from(8090u16.to_be());
+        tcp.tcpsi_ini.insi_laddr.bytes[12..].copy_from_slice(&[127, 0, 0, 1]);
+        info.psi.soi_proto.pri_tcp = tcp;
+        assert_eq!(
+            listener_in(&info, 7),
+            Some(PortListener {
+                local: IpAddr::V4(Ipv4Addr::LOCALHOST),
+                port: 8090,
+                pid: 7
+            })
+        );
+        tcp.tcpsi_ini.insi_vflag = INI_IPV4 | INI_IPV6;
+        tcp.tcpsi_ini.insi_laddr.bytes = [0; 16];
+        info.psi.soi_proto.pri_tcp = tcp;
+        assert_eq!(
+            listener_in(&info, 7).map(|l| l.local),
+            Some(IpAddr::V6(Ipv6Addr::UNSPECIFIED))
+        );
+        tcp.tcpsi_state = TSI_S_LISTEN + 3; // established
+        info.psi.soi_proto.pri_tcp = tcp;
+        assert_eq!(listener_in(&info, 7), None, "not listening");
     }
 
     #[cfg(target_os = "linux")]

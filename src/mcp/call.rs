@@ -373,6 +373,20 @@ impl AgentCalls {
                     .into(),
             );
         }
+        // A token this session could not renew (issued in an earlier session, or made up): the
+        // Editor refused it and nothing ran. The way forward is a fresh approval, which the
+        // call without the token starts.
+        if !env.success
+            && env.code.as_deref() == Some("INVALID_APPROVAL_TOKEN")
+            && env.agent_hint.is_none()
+        {
+            env.agent_hint = Some(format!(
+                "Nothing ran: the Editor did not accept this approval token (tokens issued \
+                 before a domain reload stop working). Repeat the call without {} to ask the \
+                 user for a fresh approval; do not reuse the old token.",
+                native::APPROVAL_TOKEN_ARG
+            ));
+        }
         self.shape(env, safety, &label, &project_id).await
     }
 

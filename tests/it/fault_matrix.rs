@@ -13,7 +13,7 @@
 
 use crate::support::cli::*;
 use hera_connector_sim::{Fault, FaultMatch, SimConfig, Simulator};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -357,6 +357,122 @@ fn adapter_killed_mid_call_and_retried() {
         // same-id retry waits behind it: unknown, never a second run.
         Final::Code("OPERATION_OUTCOME_UNKNOWN"),
     );
+}
+
+/// A secret rotation: every domain reload gives the Connector a new approval secret, so a token
+/// issued before it no longer verifies. Two rows, each counted from the simulator:
+///
+/// - `secret_rotation_agent_token`: an agent presents a token from an earlier session (this
+///   session never showed it to a person). It must not run: the Editor refuses it, the agent is
+///   told to call again without it, is asked for a fresh approval (`APPROVAL_REQUIRED`), and
+///   the approved call runs once; repeating it is answered by the ledger's replay.
+/// - `secret_rotation_person_token`: a person's `--approve=<token>` from before the reload. The
+///   summary the person approved is unchanged, so it is renewed for the same operation id and
+///   runs once; repeating the command replays the ledger instead of running again.
+#[test]
+fn secret_rotation() {
+    use crate::support::mcp::McpProc;
+    const CLEAR: &str = r#"{"clear":true}"#;
+    let home = Home::new();
+    let sim = editor(&home);
+    let clears = || sim.side_effects_of("console", None);
+    let call = |p: &mut McpProc, token: Option<&Value>| {
+        let mut args = json!({"name": "console", "arguments": {"clear": true}});
+        if let Some(t) = token {
+            args["approval_token"] = t.clone();
+        }
+        p.call_structured("tool_call", args)
+    };
+    let agent = || {
+        let mut p = McpProc::start(home.path(), &[], &[], &[]);
+        p.initialize("2025-11-25");
+        p
+    };
+
+    // Both tokens are issued under the secret the reload is about to replace.
+    let mut earlier = agent();
+    let asked = call(&mut earlier, None);
+    assert_eq!(asked["code"], "APPROVAL_REQUIRED", "{asked}");
+    let agent_token = asked["data"]["token"].clone();
+    drop(earlier);
+    let person = home.run(&["call", "console", "--args", CLEAR]);
+    person.expect(4);
+    let person_token = person.error()["data"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let person_op = person.error()["data"]["operation_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let epoch = sim.domain_epoch();
+    sim.reload(hera_connector_sim::Reload {
+        downtime: Duration::from_millis(300),
+        new_port: false,
+    });
+    assert!(sim.wait_ready_blocking(Duration::from_secs(20)));
+    assert_ne!(sim.domain_epoch(), epoch, "the reload gave a new domain");
+
+    // The agent's old token: refused, nothing runs, and the answer says how to get a new one.
+    let mut p = agent();
+    let stale = call(&mut p, Some(&agent_token));
+    assert_eq!(stale["code"], "INVALID_APPROVAL_TOKEN", "{stale}");
+    assert_eq!(clears(), 0, "a token from before the rotation never runs");
+    let text = stale.to_string();
+    assert!(
+        text.contains("without") && text.contains("approval_token"),
+        "the refusal names the re-approval path: {stale}"
+    );
+    let reasked = call(&mut p, None);
+    assert_eq!(reasked["code"], "APPROVAL_REQUIRED", "{reasked}");
+    let fresh = reasked["data"]["token"].clone();
+    assert_ne!(fresh, agent_token);
+    let done = call(&mut p, Some(&fresh));
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(done["operation_id"], reasked["data"]["operation_id"]);
+    let again = call(&mut p, Some(&fresh));
+    assert_eq!(
+        again["replay"]["replayed"], true,
+        "the repeat is the ledger's replay, not a second run: {again}"
+    );
+    assert_eq!(clears(), 1, "the agent's approved call ran exactly once");
+    drop(p);
+    record(&Row {
+        fault: "secret_rotation_agent_token",
+        outcome: stale["code"].as_str().unwrap_or("?").to_string(),
+        final_outcome: "success".into(),
+        effects: clears(),
+        retried: true,
+    });
+
+    // The person's token: renewed for the same operation (same summary) and run once.
+    let approve = format!("--approve={person_token}");
+    let r = home.run(&["call", "console", "--args", CLEAR, &approve]);
+    r.expect(0);
+    assert!(
+        r.stderr.contains("renewing it for the same operation"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        sim.ledger_entry(&person_op).unwrap().is_some(),
+        "ran under the approved operation id {person_op}"
+    );
+    let repeat = home.run(&["call", "console", "--args", CLEAR, &approve]);
+    assert_eq!(
+        clears(),
+        2,
+        "the person's call ran exactly once: {}",
+        repeat.stderr
+    );
+    record(&Row {
+        fault: "secret_rotation_person_token",
+        outcome: "renewed".into(),
+        final_outcome: outcome_of(&r),
+        effects: clears() - 1,
+        retried: false,
+    });
 }
 
 fn spawn_create(home: &Home, timeout_ms: &str) -> std::process::Child {
