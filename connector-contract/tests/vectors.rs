@@ -484,15 +484,17 @@ fn schemas() -> Vec<(String, Value)> {
 }
 
 fn validator(schema: &Value, all: &[(String, Value)]) -> jsonschema::Validator {
-    let mut opts = jsonschema::draft202012::options().should_validate_formats(true);
-    for (_, other) in all {
-        let id = other["$id"].as_str().expect("$id").to_string();
-        opts = opts.with_resource(
-            id,
-            jsonschema::Resource::from_contents(other.clone()).expect("resource"),
-        );
-    }
-    opts.build(schema)
+    let registry = jsonschema::Registry::new()
+        .extend(
+            all.iter()
+                .map(|(_, other)| (other["$id"].as_str().expect("$id"), other)),
+        )
+        .and_then(|b| b.prepare())
+        .expect("the contract schemas form a registry");
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .with_registry(&registry)
+        .build(schema)
         .unwrap_or_else(|e| panic!("{} does not compile: {e}", schema["$id"]))
 }
 
@@ -542,7 +544,7 @@ fn schema_examples() {
         let want = v["expected_valid"] == json!(true);
         let errors: Vec<String> = val
             .iter_errors(&v["instance"])
-            .map(|e| format!("{} at {}", e, e.instance_path))
+            .map(|e| format!("{} at {}", e, e.instance_path()))
             .collect();
         if errors.is_empty() != want {
             r.failures.push(format!(

@@ -7,7 +7,6 @@
 //!
 //! `HERA_PAYLOAD_DUMP=1` prints every reply (to read the simulator's payloads side by side).
 
-
 use crate::common::*;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};

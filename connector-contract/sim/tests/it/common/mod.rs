@@ -260,15 +260,16 @@ fn schemas() -> &'static Schemas {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
             docs.push((name, doc));
         }
-        let mut options = jsonschema::options().should_validate_formats(true);
-        for (_, doc) in &docs {
-            if let Some(id) = doc.get("$id").and_then(Value::as_str) {
-                options = options.with_resource(
-                    id,
-                    jsonschema::Resource::from_contents(doc.clone()).expect("schema resource"),
-                );
-            }
-        }
+        let registry =
+            jsonschema::Registry::new()
+                .extend(docs.iter().filter_map(|(_, doc)| {
+                    doc.get("$id").and_then(Value::as_str).map(|id| (id, doc))
+                }))
+                .and_then(|b| b.prepare())
+                .expect("the contract schemas form a registry");
+        let options = jsonschema::options()
+            .should_validate_formats(true)
+            .with_registry(&registry);
         let validators = docs
             .iter()
             .map(|(name, doc)| {
@@ -292,7 +293,7 @@ pub fn assert_schema(name: &str, instance: &Value) {
         .unwrap_or_else(|| panic!("no schema {name}"));
     let errors: Vec<String> = v
         .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(
         errors.is_empty(),
