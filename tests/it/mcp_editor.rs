@@ -890,3 +890,58 @@ fn a_legacy_connector_is_searchable_and_refuses_unsafe_calls_truthfully() {
     assert_eq!(c["code"], "OPERATION_LEDGER_REQUIRED", "{c}");
     assert_eq!(sim.side_effects(), 0);
 }
+
+/// F10: a renewal after a reload re-asks whenever what the person approved changed. The agent
+/// is approved to delete the object with instance id X while it is called "Main Camera"; before
+/// the approved call is resent the object is renamed and the Editor reloads (its signing secret
+/// rotates). The renewed preflight's summary names the new name, so nothing runs: the approval
+/// is asked for again, showing the new name, and only the second approval runs the deletion,
+/// once.
+#[test]
+fn a_renewed_approval_is_asked_again_when_what_it_names_changed() {
+    let mut s = session(&[]);
+    let sim = start_sim(&s.home);
+    // The summary of an approval by path carries the object's instance id.
+    let probe = s.p.call_structured("tool_call", destroy("Main Camera"));
+    assert_eq!(probe["code"], "APPROVAL_REQUIRED", "{probe}");
+    let id = probe["data"]["summary"]["subject"]["instance_id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no subject id: {probe}"));
+    let by_id =
+        json!({"name":"manage_gameobject","arguments":{"action":"destroy","instance_id":id}});
+    let asked = s.p.call_structured("tool_call", by_id.clone());
+    assert_eq!(asked["code"], "APPROVAL_REQUIRED", "{asked}");
+    let subject = &asked["data"]["summary"]["subject"];
+    assert_eq!(subject["name"], "Main Camera", "{asked}");
+
+    // The object is renamed (a plain write), then the Editor reloads before the resend.
+    let renamed = s.p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject",
+               "arguments":{"action":"set_name","instance_id":id,"name":"Scratch Camera"}}),
+    );
+    assert_eq!(renamed["success"], true, "{renamed}");
+    sim.reload(Reload {
+        downtime: Duration::from_millis(500),
+        new_port: false,
+    });
+    let mut approved = by_id.clone();
+    approved["approval_token"] = asked["data"]["token"].clone();
+    let again = s.p.call_structured("tool_call", approved);
+    assert_eq!(
+        again["code"], "APPROVAL_REQUIRED",
+        "re-asked, not renewed: {again}"
+    );
+    assert_eq!(
+        again["data"]["summary"]["subject"]["name"], "Scratch Camera",
+        "the new question shows what the call now names: {again}"
+    );
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 0);
+
+    // The second approval runs it, once.
+    let mut approved = by_id;
+    approved["approval_token"] = again["data"]["token"].clone();
+    let done = s.p.call_structured("tool_call", approved);
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("destroy")), 1);
+}
