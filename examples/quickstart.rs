@@ -92,14 +92,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|m| m.keys().collect())
         .unwrap_or_default();
     println!(
-        "   parameters: {}; required: {}; approval needed: {}",
+        "   parameters: {}; required: {}; safety: {}",
         params
             .iter()
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join(", "),
         schema["required"],
-        described["data"]["action"]["safety"]["requires_confirmation"]
+        // The risk class, and only the flags that differ from that class's defaults.
+        described["data"]["action"]["safety"]
     );
     let find = json!({"name": "find_gameobjects", "arguments": {"name": "QuickstartCube"}});
     let before = step(&mut client, "3. read", "tool_call", find.clone())?;
