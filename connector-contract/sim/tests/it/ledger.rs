@@ -182,6 +182,12 @@ fn a_corrupt_record_is_an_internal_error_not_a_rerun() {
     let p = f.port();
     let id = op();
     call(p, "scene", json!({"action":"save"}), &id);
+    // The record is marked `responded` after the reply is written; corrupt it only after that
+    // last write, or the write would repair it.
+    let responded = wait_for(Duration::from_secs(10), || {
+        ledger_record(&f.sim, &id).filter(|r| r["state"] == "responded")
+    });
+    assert!(responded.is_some(), "the record reaches responded");
     let path = f.sim.ledger_dir().join(format!("{id}.json"));
     std::fs::write(&path, b"{\"operation_id\": garbage").unwrap();
     let v = call(p, "scene", json!({"action":"save"}), &id);
