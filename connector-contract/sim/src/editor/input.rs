@@ -25,6 +25,8 @@ pub struct InputState {
     clicks: BTreeMap<i64, u64>,
     recording: Option<Recording>,
     recent: Vec<Value>,
+    /// The EventSystem's selected object: the last Selectable a pointer went down on.
+    selected: Option<i64>,
 }
 
 impl InputState {
@@ -473,12 +475,15 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
     ed.input.note(
         json!({"action": action, "target": path, "executed": executed, "position": point_json(at)}),
     );
-    // A Selectable the pointer went down on becomes the EventSystem's selected object.
+    // A Selectable the pointer went down on becomes the EventSystem's selected object and stays
+    // so until another one is.
     let selects = matches!(action, "click" | "pointer_down" | "drag") && delivered;
-    let selected_after = if selects && !handler_components(ed, id).is_empty() {
-        target_json(ed, id)
-    } else {
-        Value::Null
+    if selects && !handler_components(ed, id).is_empty() {
+        ed.input.selected = Some(id);
+    }
+    let selected_after = match ed.input.selected {
+        Some(s) if ed.world.get(s).is_some() => target_json(ed, s),
+        _ => Value::Null,
     };
     ok(
         format!("Input {action}"),
@@ -833,6 +838,11 @@ mod tests {
         assert_eq!(c["executed"], json!(["enter", "down", "up", "click"]));
         assert_eq!(c["target_path"], "Canvas/Toggle");
         assert_eq!(c["selected_after"]["path"], "Canvas/Toggle");
+        let up = h.ok(
+            "input",
+            json!({"action": "pointer_up", "path": "Canvas/Button"}),
+        );
+        assert_eq!(up["selected_after"]["path"], "Canvas/Toggle");
         let toggle = h.ok(
             "manage_components",
             json!({"action": "get", "path": "Canvas/Toggle", "type": "Toggle"}),
@@ -866,7 +876,7 @@ mod tests {
             false
         );
         let stop = h.ok("input", json!({"action": "record", "mode": "stop"}));
-        assert_eq!(stop["event_count"], 3);
+        assert_eq!(stop["event_count"], 4);
         assert_eq!(stop["stop_reason"], "requested");
         let file = h.ed.project_dir().join("Recordings/a.json");
         assert_eq!(
