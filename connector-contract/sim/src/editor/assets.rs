@@ -709,82 +709,60 @@ pub fn import_settings(
 
 // ---- detect_assets, reserialize, refresh_unity ----
 
-pub fn detect(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
-    if let Some(other) = a.str("project_path")? {
-        let norm = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
-        if norm(other) != norm(&ed.project_path) {
-            return scan_disk(other);
-        }
-    }
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for x in ed.assets.entries.values().filter(|x| !x.is_folder()) {
-        *counts.entry(x.type_name()).or_default() += 1;
-    }
-    let urp = ed
-        .packages
-        .is_installed("com.unity.render-pipelines.universal")
-        && !ed
-            .settings
-            .get("graphics", "render_pipeline_asset")
-            .is_null();
-    let notable: Vec<Value> = ed
-        .packages
-        .installed
-        .iter()
-        .filter(|p| p.source != "builtin")
-        .map(|p| json!({"name": p.name, "version": p.version}))
-        .collect();
-    ok(
-        "Project assets detected.",
-        json!({
-            "project_path": ed.project_path,
-            "unity_version": "6000.3.5f2",
-            "render_pipeline": if urp { "URP" } else { "Built-in" },
-            "input_handling": if ed.packages.is_installed("com.unity.inputsystem") { "Both" } else { "Input Manager (Old)" },
-            "text": if ed.packages.is_installed("com.unity.ugui") { "TextMeshPro" } else { "Legacy Text" },
-            "scripting_backend": ed.settings.get("player", "scripting_backend"),
-            "asset_counts": counts,
-            "packages": notable,
-            "scenes": ed.assets.entries.iter().filter(|(_, x)| matches!(x.kind, AssetKind::Scene(_))).map(|(p, _)| p.clone()).collect::<Vec<_>>(),
-        }),
-    )
-}
+/// The detection rules, in the Connector's order: an id and the folders or files (relative to
+/// the project root) whose presence means the asset is installed.
+const DETECTION_RULES: [(&str, &[&str]); 5] = [
+    ("odin_inspector", &["Assets/Plugins/Sirenix/Odin Inspector"]),
+    ("odin_validator", &["Assets/Plugins/Sirenix/Odin Validator"]),
+    (
+        "odin_serializer",
+        &[
+            "Assets/Plugins/Sirenix/Odin Serializer",
+            "Assets/Plugins/Sirenix/Assemblies/Sirenix.Serialization.dll",
+        ],
+    ),
+    ("dotween", &["Assets/Plugins/Demigiant/DOTween"]),
+    ("dotween_pro", &["Assets/Plugins/Demigiant/DOTweenPro"]),
+];
 
-/// Summarize a real project folder on disk (bounded walk).
-fn scan_disk(root: &str) -> Handled {
-    let assets = std::path::Path::new(root).join("Assets");
-    if !assets.is_dir() {
+/// Where the Connector keeps the user's asset overrides (under the user's home).
+const ASSET_CONFIG_PATH: &str = "~/.hera-agent-unity/asset-config.json";
+
+/// `detect_assets`: one entry per detection rule, `path` the first matching folder or file.
+/// The open project is looked up in its asset tree; another `project_path` on disk.
+pub fn detect(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
+    let norm = |p: &str| p.trim_end_matches(['/', '\\']).to_string();
+    let other = a
+        .str("project_path")?
+        .filter(|p| norm(p) != norm(&ed.project_path))
+        .map(str::to_string);
+    if let Some(root) = &other
+        && !std::path::Path::new(root).join("Assets").is_dir()
+    {
         return Err(Fail::new(
             "PROJECT_NOT_FOUND",
             format!("'{root}' is not a Unity project (no Assets folder)."),
         )
         .with_data(json!({"project_path": root})));
     }
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    let mut stack = vec![assets];
-    let mut visited = 0usize;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.filter_map(|e| e.ok()) {
-            visited += 1;
-            if visited > 20_000 {
-                break;
-            }
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let Some(ext) = p.extension().and_then(|x| x.to_str())
-                && ext != "meta"
-            {
-                *counts.entry(ext.to_ascii_lowercase()).or_default() += 1;
-            }
-        }
-    }
+    let present = |rel: &str| match &other {
+        Some(root) => std::path::Path::new(root).join(rel).exists(),
+        None => ed.assets.entries.contains_key(rel),
+    };
+    let detected: Vec<Value> = DETECTION_RULES
+        .iter()
+        .map(|(id, paths)| {
+            let hit = paths.iter().find(|p| present(p));
+            json!({"id": id, "installed": hit.is_some(), "path": hit})
+        })
+        .collect();
     ok(
-        format!("Scanned {root}."),
-        json!({"project_path": root, "files_by_extension": counts, "files_scanned": visited.min(20_000), "truncated": visited > 20_000}),
+        "Asset detection complete",
+        json!({
+            "project_path": other.unwrap_or_else(|| ed.project_path.clone()),
+            "detected": detected,
+            "config_path": ASSET_CONFIG_PATH,
+        }),
     )
 }
 
@@ -996,9 +974,39 @@ mod tests {
             h.err("reserialize", json!({"paths": ["Assets/Nope"]})),
             "ASSET_NOT_FOUND"
         );
+        let d = h.ok("detect_assets", json!({}));
+        let ids: Vec<&str> = d["detected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_str().unwrap())
+            .collect();
         assert_eq!(
-            h.ok("detect_assets", json!({}))["render_pipeline"],
-            "Built-in"
+            ids,
+            [
+                "odin_inspector",
+                "odin_validator",
+                "odin_serializer",
+                "dotween",
+                "dotween_pro"
+            ]
+        );
+        assert_eq!(
+            d["detected"][3],
+            json!({"id": "dotween", "installed": false, "path": null})
+        );
+        h.ok(
+            "manage_assets",
+            json!({"action": "mkdir", "path": "Assets/Plugins/Demigiant/DOTween"}),
+        );
+        let d = h.ok("detect_assets", json!({}));
+        assert_eq!(d["detected"][3]["path"], "Assets/Plugins/Demigiant/DOTween");
+        assert_eq!(
+            h.err(
+                "detect_assets",
+                json!({"project_path": "/nonexistent-hera-sim/Other"})
+            ),
+            "PROJECT_NOT_FOUND"
         );
     }
 

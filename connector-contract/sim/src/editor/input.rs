@@ -4,11 +4,15 @@
 //! the component that would handle the event on the target (Button, Toggle, Slider, ScrollRect…)
 //! and apply its effect to the model: a Toggle click flips `m_IsOn`, a Slider drag moves
 //! `m_Value`, a Button click is counted. Keyboard and mouse need the Input System package.
+//!
+//! Payloads follow the Connector's: the EventSystem actions report the target, the screen point
+//! and the handler steps that ran; keyboard, mouse, `sequence` and `replay` report what the Input
+//! System now holds; `record` writes a `hera.input-recording/1` file into the project folder.
 
 use super::args::{self, Args, Fail};
 use super::editor_state::PlayState;
 use super::gameobjects;
-use super::{Editor, Handled, Invocation, InvokeContext, ok};
+use super::{Editor, Handled, InvokeContext, ok};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -19,22 +23,51 @@ pub struct InputState {
     pointer: [f64; 2],
     events_sent: u64,
     clicks: BTreeMap<i64, u64>,
-    recording: Option<(String, Vec<Value>)>,
-    recordings: BTreeMap<String, Vec<Value>>,
+    recording: Option<Recording>,
     recent: Vec<Value>,
+    /// The EventSystem's selected object: the last Selectable a pointer went down on.
+    selected: Option<i64>,
 }
 
 impl InputState {
     fn note(&mut self, event: Value) {
         self.events_sent += 1;
-        if let Some((_, events)) = &mut self.recording {
-            events.push(event.clone());
+        if let Some(r) = &mut self.recording {
+            r.events.push(event.clone());
         }
         self.recent.push(event);
         if self.recent.len() > 50 {
             self.recent.remove(0);
         }
     }
+}
+
+/// An input recording in progress.
+#[derive(Debug)]
+struct Recording {
+    path: String,
+    events: Vec<Value>,
+    started_ms: i64,
+}
+
+const RECORDING_SCHEMA: &str = "hera.input-recording/1";
+/// The Input System update mode a recording is made in.
+const UPDATE_TYPE: &str = "dynamic";
+const EVENTSYSTEM: &str = "eventsystem";
+const INPUTSYSTEM: &str = "inputsystem";
+
+/// `[x, y]`, the form of every screen point in the payloads.
+fn point_json(p: [f64; 2]) -> Value {
+    json!([args::round(p[0]), args::round(p[1])])
+}
+
+/// `{keys, mouse_buttons}`, sorted: what Hera holds down right now.
+fn held(ed: &Editor) -> Value {
+    let mut keys = ed.input.keys_down.clone();
+    keys.sort();
+    let mut buttons = ed.input.buttons_down.clone();
+    buttons.sort();
+    json!({"keys": keys, "mouse_buttons": buttons})
 }
 
 const KEYS: [&str; 24] = [
@@ -149,83 +182,22 @@ fn point(a: Args, name: &str) -> Result<Option<[f64; 2]>, Fail> {
 pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContext) -> Handled {
     let action = action.ok_or_else(|| Fail::missing("action"))?;
     match action {
-        "state" => {
-            let has_es = ed.world.walk().into_iter().any(|id| {
-                ed.world
-                    .get(id)
-                    .is_some_and(|o| o.has_component("EventSystem"))
-            });
-            let s = &ed.input;
-            let mut data = json!({
-                "play_mode": ed.play.state != PlayState::Edit,
-                "event_system": has_es, "input_system_installed": ed.packages.is_installed("com.unity.inputsystem"),
-                "pointer_position": args::v2json(s.pointer), "keys_down": s.keys_down, "buttons_down": s.buttons_down,
-                "events_sent": s.events_sent, "recording": s.recording.as_ref().map(|(p, e)| json!({"path": p, "events": e.len()})),
-            });
-            if a.flag("details")? {
-                let max = a.limit("max_results", 50, 1, 100)?;
-                let recent: Vec<&Value> = s.recent.iter().rev().take(max).collect();
-                data["recent_events"] = json!(recent);
-            }
-            ok("Input state.", data)
-        }
-        "inspect" => {
-            let id = gameobjects::target(ed, a)?;
-            let o = ed
-                .world
-                .get(id)
-                .ok_or_else(|| Fail::new("TARGET_NOT_FOUND", "object vanished"))?;
-            let interactable = o
-                .components
-                .iter()
-                .filter_map(|c| c.props.get("m_Interactable"))
-                .all(|v| v != &json!(false));
-            let raycast = o
-                .components
-                .iter()
-                .any(|c| c.props.get("m_RaycastTarget") == Some(&json!(true)));
-            ok(
-                format!("{} inspected.", ed.world.path_of(id)),
-                json!({
-                    "instance_id": id, "path": ed.world.path_of(id), "is_ui": o.has_component("RectTransform"),
-                    "active_in_hierarchy": ed.world.active_in_hierarchy(id), "interactable": interactable,
-                    "raycast_target": raycast, "handlers": handler_components(ed, id),
-                    "screen_position": super::ui::screen_center(ed, id).map(args::v2json),
-                    "clicks_received": ed.input.clicks.get(&id).copied().unwrap_or(0),
-                }),
-            )
-        }
+        "state" => state(ed, a),
+        "inspect" => inspect(ed, a),
         "click" | "pointer_down" | "pointer_up" | "drag" | "scroll" | "submit" => {
             ui_event(ed, action, a)
         }
-        "keyboard" => keyboard(ed, a),
-        "mouse" => mouse(ed, a),
-        "sequence" => sequence(ed, a, ctx),
-        "record" => record(ed, a),
-        "replay" => {
-            require_play(ed)?;
-            let path = a.req_str("path")?.to_string();
-            let events = ed
-                .input
-                .recordings
-                .get(&path)
-                .cloned()
-                .or_else(|| read_recording(ed, &path))
-                .ok_or_else(|| {
-                    Fail::new(
-                        "INPUT_RECORDING_NOT_FOUND",
-                        format!("No input recording at '{path}'."),
-                    )
-                    .with_data(json!({"path": path}))
-                })?;
-            for e in &events {
-                ed.input.note(json!({"replayed": e}));
-            }
-            ok(
-                format!("Replayed {} event(s) from {path}.", events.len()),
-                json!({"path": path, "events_replayed": events.len()}),
-            )
+        "keyboard" => {
+            let data = keyboard(ed, a)?;
+            ok("Input System keyboard", data)
         }
+        "mouse" => {
+            let data = mouse(ed, a)?;
+            ok("Input System mouse", data)
+        }
+        "sequence" => sequence(ed, a),
+        "record" => record(ed, a, ctx),
+        "replay" => replay(ed, a),
         other => Err(Fail::invalid(
             "action",
             format!("unsupported action '{other}'"),
@@ -233,30 +205,185 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, ctx: &InvokeContex
     }
 }
 
-fn read_recording(ed: &Editor, path: &str) -> Option<Vec<Value>> {
-    let full = std::path::Path::new(&ed.project_path).join(path);
-    let v = super::file_bus::read_json(&full)?;
-    v.get("events")?.as_array().cloned()
+fn event_system(ed: &Editor) -> Value {
+    let found = ed.world.walk().into_iter().find(|id| {
+        ed.world
+            .get(*id)
+            .is_some_and(|o| o.has_component("EventSystem"))
+    });
+    match found.and_then(|id| ed.world.get(id).map(|o| (id, o))) {
+        Some((id, o)) => {
+            let module = ["InputSystemUIInputModule", "StandaloneInputModule"]
+                .into_iter()
+                .find(|m| o.has_component(m));
+            json!({"present": true, "instance_id": id, "path": ed.world.path_of(id), "input_module": module})
+        }
+        None => json!({"present": false}),
+    }
+}
+
+fn state(ed: &Editor, a: Args) -> Handled {
+    let backend = a
+        .str("backend")?
+        .unwrap_or(EVENTSYSTEM)
+        .to_ascii_lowercase();
+    let installed = ed.packages.get("com.unity.inputsystem");
+    if backend == INPUTSYSTEM {
+        let playing = ed.play.state != PlayState::Edit;
+        let reason = match (installed.is_some(), playing) {
+            (false, _) => Some("the Input System package (com.unity.inputsystem) is not installed"),
+            (true, false) => Some("input is injected only in play mode"),
+            (true, true) => None,
+        };
+        let device = |name: &str| match installed {
+            Some(_) => json!({"present": true, "name": name, "type": name}),
+            None => json!({"present": false}),
+        };
+        return ok(
+            "Input System state",
+            json!({
+                "backend": INPUTSYSTEM, "evidence_level": INPUTSYSTEM,
+                "available": installed.is_some(), "ready": reason.is_none(), "reason": reason,
+                "package_version": installed.map(|p| p.version.clone()),
+                "play_mode": playing, "paused": ed.play.state == PlayState::Paused,
+                "keyboard": device("Keyboard"), "mouse": device("Mouse"), "injected": held(ed),
+            }),
+        );
+    }
+    let max = a.limit("max_results", 50, 1, 100)?;
+    let raycasters: Vec<Value> = ed
+        .world
+        .walk()
+        .into_iter()
+        .filter_map(|id| {
+            let o = ed.world.get(id)?;
+            let ty = ["GraphicRaycaster", "PhysicsRaycaster", "Physics2DRaycaster"]
+                .into_iter()
+                .find(|t| o.has_component(t))?;
+            Some(
+                json!({"instance_id": id, "path": ed.world.path_of(id), "type": ty,
+                        "active": ed.world.active_in_hierarchy(id)}),
+            )
+        })
+        .collect();
+    let total = raycasters.len();
+    ok(
+        "Input state",
+        json!({
+            "backend": EVENTSYSTEM, "evidence_level": EVENTSYSTEM,
+            "event_system": event_system(ed),
+            "raycasters": raycasters.into_iter().take(max).collect::<Vec<_>>(),
+            "raycasters_total": total, "raycasters_truncated": total > max,
+            "inputsystem": {"available": installed.is_some()},
+            "native_win32": {"available": false, "implemented": false},
+        }),
+    )
+}
+
+/// The screen point an EventSystem action aims at, and where it came from.
+fn aim(ed: &Editor, id: i64, a: Args) -> Result<([f64; 2], &'static str), Fail> {
+    let center = super::ui::screen_center(ed, id);
+    let at = match (
+        point(a, "position")?,
+        point(a, "normalized")?,
+        point(a, "offset")?,
+    ) {
+        (Some(p), _, _) => Some((p, "position")),
+        (None, Some(n), _) => center.map(|c| {
+            (
+                [c[0] + (n[0] - 0.5) * 100.0, c[1] + (n[1] - 0.5) * 100.0],
+                "normalized",
+            )
+        }),
+        (None, None, Some(off)) => center.map(|c| ([c[0] + off[0], c[1] + off[1]], "offset")),
+        _ => center.map(|c| (c, "rect_center")),
+    };
+    at.ok_or_else(|| {
+        Fail::new(
+            "INPUT_RAYCAST_MISS",
+            format!(
+                "{} has no screen rect to aim at; give a screen position.",
+                ed.world.path_of(id)
+            ),
+        )
+        .with_data(json!({"target_path": ed.world.path_of(id)}))
+    })
+}
+
+/// Why the target's handler would ignore the event, if it would.
+fn not_interactable(ed: &Editor, id: i64) -> Option<&'static str> {
+    let o = ed.world.get(id)?;
+    if !ed.world.active_in_hierarchy(id) {
+        return Some("inactive_in_hierarchy");
+    }
+    o.components
+        .iter()
+        .any(|c| c.props.get("m_Interactable") == Some(&json!(false)))
+        .then_some("selectable_not_interactable")
+}
+
+fn target_json(ed: &Editor, id: i64) -> Value {
+    let name = ed.world.get(id).map(|o| o.name.clone()).unwrap_or_default();
+    json!({"instance_id": id, "name": name, "path": ed.world.path_of(id), "active": ed.world.active_in_hierarchy(id)})
+}
+
+fn inspect(ed: &Editor, a: Args) -> Handled {
+    let id = gameobjects::target(ed, a)?;
+    let (at, source) = aim(ed, id, a)?;
+    let reason = not_interactable(ed, id);
+    let path = ed.world.path_of(id);
+    if !a.flag("details")? {
+        return ok(
+            "Input inspect",
+            json!({
+                "backend": EVENTSYSTEM, "evidence_level": EVENTSYSTEM, "target_id": id,
+                "target_path": path, "target_destroyed": false, "point": point_json(at),
+                "target_hit": true, "target_top_hit": true, "blocked_by": null,
+                "interactable": reason.is_none(), "not_interactable_reason": reason,
+            }),
+        );
+    }
+    let handlers = handler_components(ed, id);
+    let press = handlers
+        .iter()
+        .find(|h| handlers_for("click").contains(&h.as_str()));
+    let module = ed
+        .world
+        .get(id)
+        .filter(|o| o.has_component("RectTransform"))
+        .map(|_| "GraphicRaycaster");
+    ok(
+        "Input inspect",
+        json!({
+            "backend": EVENTSYSTEM, "evidence_level": EVENTSYSTEM, "target": target_json(ed, id),
+            "point": {"screen": point_json(at), "source": source},
+            "event_system": event_system(ed),
+            "raycast": {
+                "top_hit_path": path, "target_hit": true, "target_top_hit": true, "blocked_by": null,
+                "hits": [{"rank": 0, "instance_id": id, "name": ed.world.get(id).map(|o| o.name.clone()),
+                          "path": path, "module": module, "distance": 0.0,
+                          "target_or_child": true, "handler_is_target": press.is_some()}],
+                "hits_total": 1, "hits_truncated": false,
+            },
+            "interactable": reason.is_none(), "not_interactable_reason": reason,
+            "handlers": {"press": press, "click": press},
+        }),
+    )
 }
 
 fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
     require_play(ed)?;
     let backend = a
         .str("backend")?
-        .unwrap_or("eventsystem")
+        .unwrap_or(EVENTSYSTEM)
         .to_ascii_lowercase();
-    let has_es = ed.world.walk().into_iter().any(|id| {
-        ed.world
-            .get(id)
-            .is_some_and(|o| o.has_component("EventSystem"))
-    });
-    if backend == "eventsystem" && !has_es {
+    if backend == EVENTSYSTEM && event_system(ed)["present"] != true {
         return Err(Fail::new(
             "INPUT_NO_EVENT_SYSTEM",
             "The loaded scenes have no EventSystem; create one (manage_ui create event_system).",
         ));
     }
-    if backend == "inputsystem" {
+    if backend == INPUTSYSTEM {
         require_input_system(ed)?;
     }
     let id = gameobjects::target(ed, a)?;
@@ -270,12 +397,7 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
         .iter()
         .find(|h| o.has_component(h))
         .map(|h| h.to_string());
-    let blocked = !ed.world.active_in_hierarchy(id)
-        || handler
-            .as_ref()
-            .and_then(|h| o.component(h))
-            .and_then(|c| c.props.get("m_Interactable"))
-            == Some(&json!(false));
+    let blocked = not_interactable(ed, id).is_some();
     if strict && blocked {
         return Err(Fail::new(
             "INPUT_BLOCKED",
@@ -283,7 +405,9 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
         )
         .with_data(json!({"path": path})));
     }
-    if strict && handler.is_none() {
+    // Pointer down and up reach every Selectable; the other events need their own handler.
+    let needs_handler = !matches!(action, "pointer_down" | "pointer_up");
+    if strict && needs_handler && handler.is_none() {
         return Err(Fail::new(
             "INPUT_NO_HANDLER",
             format!(
@@ -293,32 +417,25 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
         )
         .with_data(json!({"path": path, "handlers": handler_components(ed, id)})));
     }
-    let at = match (
-        point(a, "position")?,
-        point(a, "normalized")?,
-        point(a, "offset")?,
-    ) {
-        (Some(p), _, _) => Some(p),
-        (None, Some(n), _) => super::ui::screen_center(ed, id)
-            .map(|c| [c[0] + (n[0] - 0.5) * 100.0, c[1] + (n[1] - 0.5) * 100.0]),
-        (None, None, Some(off)) => {
-            super::ui::screen_center(ed, id).map(|c| [c[0] + off[0], c[1] + off[1]])
+    let (at, _) = aim(ed, id, a)?;
+    ed.input.pointer = at;
+    let steps = a.limit("steps", 8, 1, 120)?;
+    let delivered = !blocked && (handler.is_some() || !needs_handler);
+    let executed: Vec<&str> = match action {
+        "click" => vec!["enter", "down", "up", "click"],
+        "pointer_down" => vec!["enter", "down"],
+        "pointer_up" => vec!["up"],
+        "submit" => vec!["submit"],
+        "scroll" if delivered => vec!["scroll"],
+        "scroll" => vec![],
+        _ => {
+            let mut v = vec!["enter", "down", "initialize_potential_drag", "begin_drag"];
+            v.extend(std::iter::repeat_n("drag", steps));
+            v.extend(["up", "end_drag"]);
+            v
         }
-        _ => super::ui::screen_center(ed, id),
     };
-    if let Some(p) = at {
-        ed.input.pointer = p;
-    }
-    let events: Vec<&str> = match action {
-        "click" => vec!["pointerEnter", "pointerDown", "pointerUp", "pointerClick"],
-        "pointer_down" => vec!["pointerEnter", "pointerDown"],
-        "pointer_up" => vec!["pointerUp"],
-        "drag" => vec!["pointerDown", "beginDrag", "drag", "endDrag", "pointerUp"],
-        "scroll" => vec!["scroll"],
-        _ => vec!["submit"],
-    };
-    let mut effect = Value::Null;
-    if !blocked && let (Some(h), Some(o)) = (handler.clone(), ed.world.get_mut(id)) {
+    if delivered && let (Some(h), Some(o)) = (handler.clone(), ed.world.get_mut(id)) {
         match (action, h.as_str()) {
             ("click" | "submit", "Toggle") => {
                 if let Some(c) = o.component_mut("Toggle") {
@@ -328,7 +445,6 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
                         .and_then(Value::as_bool)
                         .unwrap_or(false);
                     c.props.insert("m_IsOn".into(), json!(on));
-                    effect = json!({"m_IsOn": on});
                 }
             }
             ("drag", "Slider") => {
@@ -347,36 +463,41 @@ fn ui_event(ed: &mut Editor, action: &str, a: Args) -> Handled {
                         .get("m_MaxValue")
                         .and_then(Value::as_f64)
                         .unwrap_or(1.0);
-                    let v = lo + (hi - lo) * to;
-                    c.props.insert("m_Value".into(), json!(v));
-                    effect = json!({"m_Value": v});
+                    c.props.insert("m_Value".into(), json!(lo + (hi - lo) * to));
                 }
             }
             _ => {}
         }
         if matches!(action, "click" | "submit") {
-            let n = ed.input.clicks.entry(id).or_insert(0);
-            *n += 1;
-            if effect.is_null() {
-                effect = json!({"clicks_received": *n});
-            }
+            *ed.input.clicks.entry(id).or_insert(0) += 1;
         }
     }
-    let event = json!({"action": action, "target": path, "events": events, "position": at.map(args::v2json)});
-    ed.input.note(event);
-    let mut data = json!({
-        "action": action, "target": {"instance_id": id, "path": path}, "backend": backend,
-        "handled_by": handler, "blocked": blocked, "events": events,
-        "position": at.map(args::v2json), "effect": effect,
-    });
-    if a.flag("details")? {
-        data["details"] =
-            json!({"handlers_on_target": handler_components(ed, id), "event_system": has_es});
+    ed.input.note(
+        json!({"action": action, "target": path, "executed": executed, "position": point_json(at)}),
+    );
+    // A Selectable the pointer went down on becomes the EventSystem's selected object and stays
+    // so until another one is.
+    let selects = matches!(action, "click" | "pointer_down" | "drag") && delivered;
+    if selects && !handler_components(ed, id).is_empty() {
+        ed.input.selected = Some(id);
     }
-    ok(format!("{action} delivered to {path}."), data)
+    let selected_after = match ed.input.selected {
+        Some(s) if ed.world.get(s).is_some() => target_json(ed, s),
+        _ => Value::Null,
+    };
+    ok(
+        format!("Input {action}"),
+        json!({
+            "backend": EVENTSYSTEM, "evidence_level": EVENTSYSTEM, "action": action,
+            "target_id": id, "target_path": path, "target_destroyed": false,
+            "point": point_json(at), "target_top_hit": true, "executed": executed,
+            "blocked_by": null, "selected_after": selected_after,
+        }),
+    )
 }
 
-fn keyboard(ed: &mut Editor, a: Args) -> Handled {
+/// Sends one key; the payload the `keyboard` action returns (a `sequence` step reads it too).
+fn keyboard(ed: &mut Editor, a: Args) -> Result<Value, Fail> {
     require_play(ed)?;
     require_input_system(ed)?;
     let raw = a.req_str("key")?;
@@ -395,8 +516,7 @@ fn keyboard(ed: &mut Editor, a: Args) -> Handled {
                 ed.input.keys_down.push(key.clone());
             }
         }
-        "up" => ed.input.keys_down.retain(|k| *k != key),
-        "press" => {}
+        "up" | "press" => ed.input.keys_down.retain(|k| *k != key),
         other => {
             return Err(Fail::invalid(
                 "mode",
@@ -407,66 +527,99 @@ fn keyboard(ed: &mut Editor, a: Args) -> Handled {
     let hold = a.i64("hold_ms")?.unwrap_or(50);
     ed.input
         .note(json!({"action": "keyboard", "key": key, "mode": mode, "hold_ms": hold}));
-    ok(
-        format!("Key {key} {mode}."),
-        json!({"key": key, "mode": mode, "hold_ms": hold, "keys_down": ed.input.keys_down}),
-    )
+    let down = ed.input.keys_down.contains(&key);
+    Ok(json!({
+        "backend": INPUTSYSTEM, "evidence_level": INPUTSYSTEM, "action": "keyboard",
+        "mode": mode, "key": key, "pressed_after": down, "held_by_hera": down,
+    }))
 }
 
-fn mouse(ed: &mut Editor, a: Args) -> Handled {
+/// Moves, clicks or scrolls the mouse; the payload the `mouse` action returns.
+fn mouse(ed: &mut Editor, a: Args) -> Result<Value, Fail> {
     require_play(ed)?;
     require_input_system(ed)?;
     let mode = a.str("mode")?.unwrap_or("click").to_ascii_lowercase();
     let button = a.str("button")?.unwrap_or("left").to_ascii_lowercase();
-    if let Some(p) = point(a, "position")? {
+    let position = point(a, "position")?;
+    if let Some(p) = position {
         ed.input.pointer = p;
     }
+    let (mut delta, mut scroll) = (None, None);
     match mode.as_str() {
         "move" => {
-            if a.raw("position").is_none() {
-                return Err(Fail::missing("position"));
-            }
+            position.ok_or_else(|| Fail::missing("position"))?;
         }
         "delta" => {
             let d = point(a, "delta")?.ok_or_else(|| Fail::missing("delta"))?;
             ed.input.pointer = [ed.input.pointer[0] + d[0], ed.input.pointer[1] + d[1]];
+            delta = Some(d);
         }
         "scroll" => {
-            point(a, "scroll_delta")?.ok_or_else(|| Fail::missing("scroll_delta"))?;
+            scroll = Some(point(a, "scroll_delta")?.ok_or_else(|| Fail::missing("scroll_delta"))?);
         }
         "down" => {
             if !ed.input.buttons_down.contains(&button) {
                 ed.input.buttons_down.push(button.clone());
             }
         }
-        "up" => ed.input.buttons_down.retain(|b| *b != button),
-        "click" => {}
+        "up" | "click" => ed.input.buttons_down.retain(|b| *b != button),
         other => return Err(Fail::invalid("mode", format!("unknown mode '{other}'"))),
     }
-    ed.input.note(json!({"action": "mouse", "mode": mode, "button": button, "position": args::v2json(ed.input.pointer)}));
-    ok(
-        format!("Mouse {mode}."),
-        json!({"mode": mode, "button": button, "position": args::v2json(ed.input.pointer), "buttons_down": ed.input.buttons_down}),
-    )
+    let hold = a.i64("hold_ms")?.unwrap_or(50);
+    ed.input.note(
+        json!({"action": "mouse", "mode": mode, "button": button, "hold_ms": hold,
+                         "position": point_json(ed.input.pointer)}),
+    );
+    let uses_button = matches!(mode.as_str(), "click" | "down" | "up");
+    let down = ed.input.buttons_down.contains(&button);
+    Ok(json!({
+        "backend": INPUTSYSTEM, "evidence_level": INPUTSYSTEM, "action": "mouse", "mode": mode,
+        "button": uses_button.then_some(&button),
+        "position": position.map(point_json), "delta": delta.map(point_json),
+        "scroll": scroll.map(point_json),
+        "pressed_after": uses_button.then_some(down), "held_by_hera": down,
+    }))
 }
 
-fn sequence(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
-    let steps = match a.raw("steps") {
-        Some(Value::Array(s)) if !s.is_empty() => s.clone(),
-        _ => return Err(Fail::missing("steps")),
-    };
-    if steps.len() > 32 {
-        return Err(Fail::invalid("steps", "at most 32 steps"));
+/// What a finished (or failed) `sequence`/`replay` reports.
+struct SeqRun {
+    action: &'static str,
+    source: Value,
+    steps_total: usize,
+    completed: Vec<Value>,
+    hold_ms: i64,
+    frames: i64,
+    released_keys: Vec<String>,
+    released_buttons: Vec<String>,
+    with_steps: bool,
+}
+
+impl SeqRun {
+    fn payload(&self, ed: &Editor, failed: Option<(usize, &str)>) -> Value {
+        json!({
+            "backend": INPUTSYSTEM, "evidence_level": INPUTSYSTEM, "action": self.action,
+            "source": self.source, "steps_total": self.steps_total,
+            "completed_count": self.completed.len(), "failed_step_index": failed.map(|f| f.0),
+            "total_hold_ms": self.hold_ms, "total_awaited_frames": self.frames,
+            "elapsed_ms": self.hold_ms + self.frames * 16,
+            "cleanup": {"attempted": true, "succeeded": true, "released_keys": self.released_keys,
+                        "released_mouse_buttons": self.released_buttons, "errors": []},
+            "held_after": held(ed),
+            "steps": if self.with_steps { json!(self.completed) } else { Value::Null },
+            "cause_code": failed.map(|f| f.1),
+        })
     }
-    let mut results = Vec::new();
+}
+
+/// Runs keyboard/mouse steps in order; on a failed step releases what the run pressed and
+/// reports `INPUT_SEQUENCE_STEP_FAILED` with the run so far.
+fn run_steps(ed: &mut Editor, run: &mut SeqRun, steps: &[Value]) -> Result<(), Fail> {
+    let keys_before = ed.input.keys_down.clone();
+    let buttons_before = ed.input.buttons_down.clone();
     for (i, step) in steps.iter().enumerate() {
-        let Some(map) = step.as_object() else {
-            return Err(Fail::invalid("steps", format!("step {i} is not an object")));
-        };
-        let kind = map.get("action").and_then(Value::as_str).unwrap_or("");
-        let mut params: Map<String, Value> = map.clone();
-        params.remove("action");
-        let inner = match kind {
+        let params: Map<String, Value> = step.as_object().cloned().unwrap_or_default();
+        let kind = params.get("action").and_then(Value::as_str).unwrap_or("");
+        let result = match kind {
             "keyboard" => keyboard(ed, Args(&params)),
             "mouse" => mouse(ed, Args(&params)),
             other => Err(Fail::invalid(
@@ -474,67 +627,180 @@ fn sequence(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
                 format!("step {i} has unknown action '{other}' (keyboard or mouse)"),
             )),
         };
-        match inner {
-            Ok(Invocation {
-                outcome: super::HandlerOutcome::Success { data, .. },
-                ..
-            }) => results.push(json!({"step": i, "action": kind, "result": data})),
-            Ok(_) => results.push(json!({"step": i, "action": kind})),
+        match result {
+            Ok(d) => {
+                let mode = d["mode"].as_str().unwrap_or("").to_string();
+                let control = match (kind, mode.as_str()) {
+                    ("keyboard", _) => d["key"].clone(),
+                    (_, "move") => json!("position"),
+                    (_, "delta") => json!("delta"),
+                    (_, "scroll") => json!("scroll"),
+                    _ => d["button"].clone(),
+                };
+                run.hold_ms += params.get("hold_ms").and_then(Value::as_i64).unwrap_or(50);
+                run.frames += params
+                    .get("settle_frames")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(1);
+                run.completed
+                    .push(json!({"index": i, "action": kind, "mode": mode, "control": control}));
+            }
             Err(f) => {
+                run.released_keys = ed
+                    .input
+                    .keys_down
+                    .iter()
+                    .filter(|k| !keys_before.contains(k))
+                    .cloned()
+                    .collect();
+                run.released_buttons = ed
+                    .input
+                    .buttons_down
+                    .iter()
+                    .filter(|b| !buttons_before.contains(b))
+                    .cloned()
+                    .collect();
+                ed.input.keys_down = keys_before;
+                ed.input.buttons_down = buttons_before;
                 return Err(Fail::new(
-                    "INPUT_SEQUENCE_FAILED",
+                    "INPUT_SEQUENCE_STEP_FAILED",
                     format!("Step {i} ({kind}) failed: {}", f.message),
                 )
-                .with_data(json!({"step": i, "code": f.code, "completed": results})));
+                .with_data(run.payload(ed, Some((i, f.code.as_str())))));
             }
         }
     }
-    let _ = ctx;
-    ok(
-        format!("Ran {} step(s).", results.len()),
-        json!({"steps_run": results.len(), "results": results}),
-    )
+    Ok(())
 }
 
-fn record(ed: &mut Editor, a: Args) -> Handled {
+fn sequence(ed: &mut Editor, a: Args) -> Handled {
+    require_play(ed)?;
+    let steps = match a.raw("steps") {
+        Some(Value::Array(s)) if !s.is_empty() => s.clone(),
+        _ => return Err(Fail::missing("steps")),
+    };
+    if steps.len() > 32 {
+        return Err(Fail::invalid("steps", "at most 32 steps"));
+    }
+    if let Some(i) = steps.iter().position(|s| !s.is_object()) {
+        return Err(Fail::invalid("steps", format!("step {i} is not an object")));
+    }
+    let mut run = SeqRun {
+        action: "sequence",
+        source: Value::Null,
+        steps_total: steps.len(),
+        completed: Vec::new(),
+        hold_ms: 0,
+        frames: 0,
+        released_keys: Vec::new(),
+        released_buttons: Vec::new(),
+        with_steps: true,
+    };
+    run_steps(ed, &mut run, &steps)?;
+    ok("Input sequence", run.payload(ed, None))
+}
+
+fn replay(ed: &mut Editor, a: Args) -> Handled {
+    require_play(ed)?;
+    require_input_system(ed)?;
+    let path = a.req_str("path")?.to_string();
+    let full = ed.project_dir().join(&path);
+    let file = super::file_bus::read_json(&full)
+        .filter(|v| v["schema"] == RECORDING_SCHEMA)
+        .ok_or_else(|| {
+            Fail::new(
+                "INPUT_RECORDING_NOT_FOUND",
+                format!("No input recording at '{path}'."),
+            )
+            .with_data(json!({"path": path}))
+        })?;
+    let events: Vec<Value> = file["events"].as_array().cloned().unwrap_or_default();
+    // Only device input is replayed; EventSystem actions in the file are not device events.
+    let steps: Vec<Value> = events
+        .iter()
+        .filter(|e| matches!(e["action"].as_str(), Some("keyboard" | "mouse")))
+        .cloned()
+        .collect();
+    let bytes = std::fs::metadata(&full).map_or(0, |m| m.len());
+    let mut run = SeqRun {
+        action: "replay",
+        source: json!({"schema": RECORDING_SCHEMA, "path": path, "bytes": bytes,
+                       "update_type": file["update_type"].as_str()}),
+        steps_total: steps.len(),
+        completed: Vec::new(),
+        hold_ms: 0,
+        frames: 0,
+        released_keys: Vec::new(),
+        released_buttons: Vec::new(),
+        with_steps: false,
+    };
+    run_steps(ed, &mut run, &steps)?;
+    ok("Input replay", run.payload(ed, None))
+}
+
+fn record_status(r: &Recording, now_ms: i64) -> Value {
+    let elapsed = (now_ms - r.started_ms).max(0);
+    json!({
+        "schema": RECORDING_SCHEMA, "active": true, "pending_save": false, "path": r.path,
+        "event_count": r.events.len(), "total_frames": elapsed * 60 / 1000, "elapsed_ms": elapsed,
+        "stop_reason": null, "update_type": UPDATE_TYPE,
+    })
+}
+
+fn record(ed: &mut Editor, a: Args, ctx: &InvokeContext) -> Handled {
     let mode = a.req_str("mode")?.to_ascii_lowercase();
     match mode.as_str() {
         "start" => {
-            if let Some((p, _)) = &ed.input.recording {
+            if let Some(r) = &ed.input.recording {
                 return Err(Fail::new(
                     "INPUT_RECORDING_ACTIVE",
-                    format!("Already recording to {p}; stop it first."),
+                    format!("Already recording to {}; stop it first.", r.path),
                 ));
             }
             let path = a.req_str("path")?.to_string();
-            ed.input.recording = Some((path.clone(), Vec::new()));
-            ok(
-                format!("Recording input to {path}."),
-                json!({"recording": true, "path": path}),
-            )
+            let r = Recording {
+                path,
+                events: Vec::new(),
+                started_ms: ctx.now_ms,
+            };
+            let data = record_status(&r, ctx.now_ms);
+            ed.input.recording = Some(r);
+            ok("Input recording started", data)
         }
         "stop" => {
-            let (path, events) =
+            let r =
                 ed.input.recording.take().ok_or_else(|| {
                     Fail::new("INPUT_NOT_RECORDING", "No input recording is active.")
                 })?;
-            let full = std::path::Path::new(&ed.project_path).join(&path);
-            let written = std::path::Path::new(&ed.project_path).is_dir()
-                && full
-                    .parent()
-                    .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
-                && std::fs::write(&full, json!({"version": 1, "events": events}).to_string())
-                    .is_ok();
-            ed.input.recordings.insert(path.clone(), events.clone());
+            let elapsed = (ctx.now_ms - r.started_ms).max(0);
+            let frames = elapsed * 60 / 1000;
+            let text = json!({"schema": RECORDING_SCHEMA, "update_type": UPDATE_TYPE,
+                              "total_frames": frames, "events": r.events})
+            .to_string();
+            let full = ed.project_dir().join(&r.path);
+            full.parent()
+                .map(std::fs::create_dir_all)
+                .transpose()
+                .and_then(|_| std::fs::write(&full, &text))
+                .map_err(|e| {
+                    Fail::new(
+                        "INPUT_RECORDING_WRITE_FAILED",
+                        format!("Cannot write {}: {e}", full.display()),
+                    )
+                    .with_data(json!({"path": r.path}))
+                })?;
             ok(
-                format!("Recorded {} event(s) to {path}.", events.len()),
-                json!({"recording": false, "path": path, "events": events.len(), "written_to_disk": written}),
+                "Input recording saved",
+                json!({"schema": RECORDING_SCHEMA, "path": r.path, "event_count": r.events.len(),
+                       "total_frames": frames, "bytes": text.len(), "stop_reason": "requested"}),
             )
         }
         "status" => ok(
-            "Recording status.",
-            json!({"recording": ed.input.recording.is_some(), "path": ed.input.recording.as_ref().map(|r| r.0.clone()),
-                   "events": ed.input.recording.as_ref().map_or(0, |r| r.1.len())}),
+            "Input recording status",
+            match &ed.input.recording {
+                Some(r) => record_status(r, ctx.now_ms),
+                None => json!({"schema": RECORDING_SCHEMA, "active": false, "pending_save": false}),
+            },
         ),
         other => Err(Fail::invalid(
             "mode",
@@ -569,37 +835,87 @@ mod tests {
             json!({"action": "record", "mode": "start", "path": "Recordings/a.json"}),
         );
         let c = h.ok("input", json!({"action": "click", "path": "Canvas/Toggle"}));
-        assert_eq!(c["effect"]["m_IsOn"], false);
-        h.ok("input", json!({"action": "click", "path": "Canvas/Button"}));
-        assert_eq!(
-            h.ok(
-                "input",
-                json!({"action": "inspect", "path": "Canvas/Button"})
-            )["clicks_received"],
-            1
+        assert_eq!(c["executed"], json!(["enter", "down", "up", "click"]));
+        assert_eq!(c["target_path"], "Canvas/Toggle");
+        assert_eq!(c["selected_after"]["path"], "Canvas/Toggle");
+        let up = h.ok(
+            "input",
+            json!({"action": "pointer_up", "path": "Canvas/Button"}),
         );
+        assert_eq!(up["selected_after"]["path"], "Canvas/Toggle");
+        let toggle = h.ok(
+            "manage_components",
+            json!({"action": "get", "path": "Canvas/Toggle", "type": "Toggle"}),
+        );
+        assert!(toggle.to_string().contains("\"m_IsOn\":false"), "{toggle}");
+        h.ok("input", json!({"action": "click", "path": "Canvas/Button"}));
+        let insp = h.ok(
+            "input",
+            json!({"action": "inspect", "path": "Canvas/Button"}),
+        );
+        assert_eq!(insp["interactable"], true);
+        assert_eq!(insp["point"].as_array().unwrap().len(), 2);
         assert_eq!(
             h.err("input", json!({"action": "click", "path": "Canvas"})),
             "INPUT_NO_HANDLER"
         );
+        let lax = h.ok(
+            "input",
+            json!({"action": "scroll", "path": "Canvas/Button", "strict": false}),
+        );
+        assert_eq!(lax["executed"], json!([]));
         assert_eq!(
             h.err("input", json!({"action": "keyboard", "key": "space"})),
             "INPUTSYSTEM_NOT_INSTALLED"
         );
-        let stop = h.ok("input", json!({"action": "record", "mode": "stop"}));
-        assert_eq!(stop["events"], 2);
         assert_eq!(
             h.ok(
                 "input",
-                json!({"action": "replay", "path": "Recordings/a.json"})
-            )["events_replayed"],
-            2
+                json!({"action": "state", "backend": "inputsystem"})
+            )["available"],
+            false
         );
+        let stop = h.ok("input", json!({"action": "record", "mode": "stop"}));
+        assert_eq!(stop["event_count"], 4);
+        assert_eq!(stop["stop_reason"], "requested");
+        let file = h.ed.project_dir().join("Recordings/a.json");
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len(),
+            stop["bytes"].as_u64().unwrap()
+        );
+        assert_eq!(
+            h.ok("input", json!({"action": "record", "mode": "status"})),
+            json!({"schema": "hera.input-recording/1", "active": false, "pending_save": false})
+        );
+        h.ed.add_installed_package("com.unity.inputsystem", "1.11.2", "Input System");
+        let down = h.ok(
+            "input",
+            json!({"action": "keyboard", "key": "leftShift", "mode": "down"}),
+        );
+        assert_eq!(down["held_by_hera"], true);
+        let seq = h.ok(
+            "input",
+            json!({"action": "sequence", "steps": [
+                {"action": "keyboard", "key": "a"},
+                {"action": "mouse", "mode": "move", "position": "5,5"}]}),
+        );
+        assert_eq!(seq["completed_count"], 2);
+        assert_eq!(seq["steps"][1]["control"], "position");
+        assert_eq!(seq["held_after"]["keys"], json!(["leftShift"]));
+        // The recording holds EventSystem clicks only: nothing to replay on the devices.
+        let rep = h.ok(
+            "input",
+            json!({"action": "replay", "path": "Recordings/a.json"}),
+        );
+        assert_eq!(rep["steps_total"], 0);
+        assert_eq!(rep["source"]["path"], "Recordings/a.json");
         h.ok("manage_components", json!({"action": "set", "path": "Canvas/Button", "type": "Button", "property": "m_Interactable", "value": false}));
         assert_eq!(
             h.err("input", json!({"action": "click", "path": "Canvas/Button"})),
             "INPUT_BLOCKED"
         );
-        assert_eq!(h.ok("input", json!({"action": "state"}))["events_sent"], 4);
+        let state = h.ok("input", json!({"action": "state"}));
+        assert_eq!(state["event_system"]["present"], true);
+        assert!(state["raycasters_total"].as_u64().unwrap() >= 1);
     }
 }

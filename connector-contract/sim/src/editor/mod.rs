@@ -411,9 +411,35 @@ pub(crate) struct Knobs {
     pub play_mode_reloads_domain: bool,
 }
 
+/// Where the project's files live on disk.
+enum ProjectDisk {
+    Given(std::path::PathBuf),
+    Owned(tempfile::TempDir),
+}
+
+impl ProjectDisk {
+    fn for_project(project_path: &str) -> ProjectDisk {
+        let given = std::path::Path::new(project_path);
+        if given.is_dir() {
+            return ProjectDisk::Given(given.to_path_buf());
+        }
+        match tempfile::Builder::new()
+            .prefix("hera-sim-project-")
+            .tempdir()
+        {
+            Ok(t) => ProjectDisk::Owned(t),
+            // Without a writable temp folder, writes fail with their own error, as on a
+            // read-only project folder.
+            Err(_) => ProjectDisk::Given(given.to_path_buf()),
+        }
+    }
+}
+
 /// The whole simulated Editor. Fields are crate-visible so each tool module edits its part.
 pub struct Editor {
     pub(crate) project_path: String,
+    /// The project folder on disk; see [`Editor::project_dir`].
+    disk: ProjectDisk,
     pub(crate) world: world::World,
     pub(crate) assets: asset_db::AssetDb,
     pub(crate) console: console::Console,
@@ -442,6 +468,7 @@ impl Editor {
     pub fn new(project_path: &str) -> Editor {
         let mut ed = Editor {
             project_path: project_path.to_string(),
+            disk: ProjectDisk::for_project(project_path),
             world: world::World::new(),
             assets: asset_db::AssetDb::new(),
             console: console::Console::default(),
@@ -470,6 +497,17 @@ impl Editor {
 
     pub fn project_path(&self) -> &str {
         &self.project_path
+    }
+
+    /// The folder that holds the project's files on disk (screenshots, input recordings): the
+    /// project folder itself when it exists. A real Editor always owns its project folder, but a
+    /// simulator may publish a path it cannot create (a macOS path on a Linux runner), so it then
+    /// keeps the project's files in a private temporary folder of its own, removed on drop.
+    pub fn project_dir(&self) -> &std::path::Path {
+        match &self.disk {
+            ProjectDisk::Given(p) => p,
+            ProjectDisk::Owned(t) => t.path(),
+        }
     }
 
     /// Run one tool call. Never panics on any params; unknown tools get the generic

@@ -578,32 +578,100 @@ pub fn describe_type(
             ));
         }
     };
-    let mut out = serde_json::Map::new();
-    let mut truncated = false;
-    for k in kinds {
-        let list: Vec<String> = match k {
+    // Every category key is present; one not selected by `members` is null.
+    let mut data = serde_json::Map::new();
+    let (ns, name) = match t.full_name.rsplit_once('.') {
+        Some((ns, name)) => (json!(ns), name),
+        None => (Value::Null, t.full_name.as_str()),
+    };
+    data.insert("name".into(), json!(name));
+    data.insert("full_name".into(), json!(t.full_name));
+    data.insert("namespace".into(), ns);
+    data.insert("assembly".into(), json!(t.assembly));
+    data.insert("kind".into(), json!(t.kind));
+    data.insert("is_static".into(), json!(false));
+    data.insert(
+        "base_type".into(),
+        if t.base.is_empty() {
+            Value::Null
+        } else {
+            json!(t.base)
+        },
+    );
+    data.insert("interfaces".into(), json!([]));
+    for k in ["methods", "properties", "fields", "events"] {
+        if !kinds.contains(&k) {
+            data.insert(k.into(), Value::Null);
+            continue;
+        }
+        let items: Vec<Value> = match k {
             "methods" => t
                 .methods
                 .iter()
                 .filter(|(_, public)| private || *public)
-                .map(|(s, _)| s.clone())
+                .map(|(sig, _)| json!({"name": member_name(sig), "signature": sig}))
                 .collect(),
-            "properties" => t.properties.clone(),
-            "fields" => t.fields.clone(),
-            _ => t.events.clone(),
+            "properties" => t
+                .properties
+                .iter()
+                .map(|sig| {
+                    let d = Decl::parse(sig);
+                    json!({"name": d.name, "type": d.ty, "can_read": sig.contains("get;"),
+                           "can_write": sig.contains("set;"), "is_static": d.has("static")})
+                })
+                .collect(),
+            "fields" => t
+                .fields
+                .iter()
+                .map(|sig| {
+                    let d = Decl::parse(sig);
+                    json!({"name": d.name, "type": d.ty, "is_static": d.has("static") || d.has("const"),
+                           "is_const": d.has("const"), "is_readonly": d.has("readonly")})
+                })
+                .collect(),
+            _ => t
+                .events
+                .iter()
+                .map(|sig| {
+                    let d = Decl::parse(sig);
+                    json!({"name": d.name, "handler": d.ty, "is_static": d.has("static")})
+                })
+                .collect(),
         };
-        truncated |= list.len() > limit;
-        out.insert(
+        let count = items.len();
+        let items: Vec<Value> = items.into_iter().take(limit).collect();
+        data.insert(
             k.into(),
-            json!(list.into_iter().take(limit).collect::<Vec<_>>()),
+            json!({"count": count, "truncated": count > limit, "items": items}),
         );
     }
-    let (ns, name) = t.full_name.rsplit_once('.').unwrap_or(("", &t.full_name));
-    ok(
-        format!("{} ({}).", t.full_name, t.assembly),
-        json!({"type": t.full_name, "name": name, "namespace": ns, "assembly": t.assembly, "kind": t.kind,
-               "base_type": t.base, "summary": t.summary, "members": out, "truncated": truncated}),
-    )
+    // The simulator knows no pitfalls for its types.
+    data.insert("pitfalls".into(), Value::Null);
+    ok(format!("Described {}", t.full_name), Value::Object(data))
+}
+
+/// A member declaration as the catalog writes it: `public [static|const|readonly…] Type name
+/// [{ get; set; }]`.
+struct Decl<'a> {
+    modifiers: Vec<&'a str>,
+    ty: &'a str,
+    name: &'a str,
+}
+
+impl<'a> Decl<'a> {
+    fn parse(sig: &'a str) -> Decl<'a> {
+        let head = sig.split(['{', '=', ';']).next().unwrap_or(sig);
+        let words: Vec<&str> = head.split_whitespace().filter(|w| *w != "event").collect();
+        let n = words.len();
+        Decl {
+            modifiers: words[..n.saturating_sub(2)].to_vec(),
+            ty: if n >= 2 { words[n - 2] } else { "" },
+            name: words.last().copied().unwrap_or(""),
+        }
+    }
+    fn has(&self, modifier: &str) -> bool {
+        self.modifiers.contains(&modifier)
+    }
 }
 
 pub fn find_method(
@@ -865,24 +933,26 @@ mod tests {
             "describe_type",
             json!({"type": "GameObject", "members": "all"}),
         );
-        assert_eq!(d["type"], "UnityEngine.GameObject");
+        assert_eq!(d["full_name"], "UnityEngine.GameObject");
+        assert_eq!(d["name"], "GameObject");
         assert!(
-            d["members"]["methods"]
+            d["methods"]["items"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|m| m.as_str().unwrap().contains("SetActive"))
+                .any(|m| m["name"] == "SetActive")
         );
         let p = h.ok(
             "describe_type",
             json!({"type": "PlayerController", "members": "fields"}),
         );
         assert_eq!(p["assembly"], "Assembly-CSharp");
+        assert_eq!(p["methods"], json!(null));
         assert!(
-            p["members"]["fields"]
+            p["fields"]["items"]
                 .as_array()
                 .unwrap()
-                .contains(&json!("public float speed"))
+                .contains(&json!({"name": "speed", "type": "float", "is_static": false, "is_const": false, "is_readonly": false}))
         );
         assert_eq!(
             h.err("describe_type", json!({"type": "NavMeshSurface"})),

@@ -126,7 +126,7 @@ fn editor_ui(a: Args) -> Result<Value, Fail> {
     )
 }
 
-pub fn handle(ed: &mut Editor, _action: Option<&str>, a: Args, ctx: &InvokeContext) -> Handled {
+pub fn handle(ed: &mut Editor, _action: Option<&str>, a: Args, _ctx: &InvokeContext) -> Handled {
     if a.flag("editor_ui_only")? {
         return ok("Editor UI elements.", editor_ui(a)?);
     }
@@ -220,20 +220,11 @@ pub fn handle(ed: &mut Editor, _action: Option<&str>, a: Args, ctx: &InvokeConte
             "the image would exceed 64 megapixels",
         ));
     }
-    let project = Path::new(&ed.project_path);
-    if !project.is_dir() {
-        return Err(Fail::new(
-            "SCREENSHOT_WRITE_FAILED",
-            format!(
-                "The project folder {} does not exist on disk, so there is nowhere to write the image.",
-                ed.project_path
-            ),
-        ));
-    }
+    let project = ed.project_dir().to_path_buf();
     let rel = a
         .str("output_path")?
         .map(str::to_string)
-        .unwrap_or_else(|| format!("Screenshots/screenshot-{}.png", ctx.now_ms));
+        .unwrap_or_else(|| format!("Screenshots/screenshot-{:032x}.png", rand::random::<u128>()));
     let angles: Vec<String> = if isolated {
         a.str("angles")?
             .unwrap_or("iso")
@@ -280,12 +271,18 @@ pub fn handle(ed: &mut Editor, _action: Option<&str>, a: Args, ctx: &InvokeConte
             })?;
         images.push(json!({"path": name, "absolute_path": full.display().to_string(), "bytes": bytes.len(), "angle": if angle.is_empty() { Value::Null } else { json!(angle) }}));
     }
-    let mut data = json!({
-        "view": if isolated { "isolated" } else { view.as_str() }, "camera": camera_name, "subject": subject,
-        "width": w, "height": h, "format": "png",
-        "path": images[0]["path"], "absolute_path": images[0]["absolute_path"], "bytes": images[0]["bytes"],
-        "rendered": "background colour only: the simulator does not rasterize scene geometry",
-    });
+    // The plain capture is `{path, width, height}` with the absolute path of the PNG; a named
+    // Game-view camera adds its name.
+    let mut data = json!({"path": images[0]["absolute_path"], "width": w, "height": h});
+    if let (Some(name), true) = (&camera_name, a.str("camera")?.is_some()) {
+        data["camera"] = json!(name);
+    }
+    if isolated {
+        data["view"] = json!("isolated");
+        data["subject"] = json!(subject);
+        data["rendered"] =
+            json!("background colour only: the simulator does not rasterize scene geometry");
+    }
     if images.len() > 1 {
         data["images"] = json!(images);
     }
@@ -297,9 +294,7 @@ pub fn handle(ed: &mut Editor, _action: Option<&str>, a: Args, ctx: &InvokeConte
     }
     ok(
         format!(
-            "Saved {}x{} screenshot to {}.",
-            w,
-            h,
+            "Screenshot saved to {}",
             data["path"].as_str().unwrap_or("")
         ),
         data,
@@ -318,9 +313,18 @@ mod tests {
             "screenshot",
             json!({"view": "game", "width": 320, "height": 200, "output_path": "Shots/a.png"}),
         );
-        let bytes = std::fs::read(d["absolute_path"].as_str().unwrap()).unwrap();
+        let bytes = std::fs::read(d["path"].as_str().unwrap()).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
-        assert_eq!(d["camera"], "Main Camera");
+        assert_eq!(d, json!({"path": d["path"], "width": 320, "height": 200}));
+        let named = h.ok(
+            "screenshot",
+            json!({"view": "game", "camera": "Main Camera", "width": 8, "height": 8}),
+        );
+        assert_eq!(named["camera"], "Main Camera");
+        let plain = h.ok("screenshot", json!({"width": 8, "height": 8}));
+        let file = plain["path"].as_str().unwrap();
+        assert!(file.starts_with(&format!("{}/Screenshots/screenshot-", h.ed.project_path)));
+        assert!(std::path::Path::new(file).is_file());
         assert_eq!(
             h.err("screenshot", json!({"output_path": "Shots/a.png"})),
             "SCREENSHOT_FILE_EXISTS"
@@ -344,5 +348,16 @@ mod tests {
             json!({"editor_ui_only": true, "editor_window": "Inspector"}),
         );
         assert_eq!(ui["window"], "UnityEditor.InspectorWindow");
+    }
+
+    #[test]
+    fn editor_screenshot_of_a_project_missing_on_disk_goes_to_the_simulators_own_folder() {
+        let mut h = Harness::new();
+        h.ed = super::super::Editor::new("/nonexistent-hera-sim/Unity/MyGame");
+        let d = h.ok("screenshot", json!({"width": 4, "height": 4}));
+        let file = std::path::Path::new(d["path"].as_str().unwrap());
+        assert!(file.starts_with(h.ed.project_dir()), "{d}");
+        assert!(file.is_file());
+        assert!(!std::path::Path::new("/nonexistent-hera-sim").exists());
     }
 }

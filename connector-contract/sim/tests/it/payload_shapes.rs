@@ -204,8 +204,11 @@ fn send(f: &Fixture, home: &str, row: &Row) -> Value {
 #[test]
 fn every_action_returns_the_handlers_payload_shape() {
     let f = start();
+    // The test project has AI Navigation and the Input System (keyboard, mouse, sequence and
+    // replay inject through it).
     f.sim.with_editor(|ed| {
-        ed.add_installed_package("com.unity.ai.navigation", "2.0.9", "AI Navigation")
+        ed.add_installed_package("com.unity.ai.navigation", "2.0.9", "AI Navigation");
+        ed.add_installed_package("com.unity.inputsystem", "1.11.2", "Input System");
     });
     let home = f.home.path().to_str().unwrap().to_string();
     std::fs::write(
