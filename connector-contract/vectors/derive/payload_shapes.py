@@ -361,8 +361,9 @@ row("manage_animation", "add_parameter", "float",
     {"path": S, "name": S, "type": S, "parameters": I})
 row("manage_animation", "add_layer", "", {"path": CTRL, "name": "Upper"},
     {"path": S, "name": S, "index": I, "weight": N, "blending": S, "layers": I})
+# A state without a motion reports `motion: null` where the schema says string.
 row("manage_animation", "add_state", "idle", {"path": CTRL, "name": "Idle"},
-    {"path": S, "name": S, "motion": SN, "is_default": B, "states": I})
+    {"path": S, "name": S, "motion": SN, "is_default": B, "states": I}, "breaks")
 row("manage_animation", "add_state", "run", {"path": CTRL, "name": "Run", "motion": CLIP},
     {"path": S, "name": S, "motion": SN, "is_default": B, "states": I})
 COND = [{"parameter": S, "mode": S, "threshold": N}]
