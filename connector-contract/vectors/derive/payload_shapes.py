@@ -202,13 +202,16 @@ row("manage_editor", "focus", "window", {"type": "SceneView"}, {"type": S, "titl
 
 # ---- manage_assets --------------------------------------------------------------------------
 row("manage_assets", "mkdir", "new", {"path": "Assets/Shapes"}, {"path": S, "created": B})
-row("manage_assets", "create", "material", {"path": "Assets/Shapes/M.mat", "type": "Material"},
+# `create` instantiates a ScriptableObject class into a `.asset` file (a Material is no
+# ScriptableObject, so the handler cannot create one); the project's GameSettings is one.
+row("manage_assets", "create", "scriptable object",
+    {"path": "Assets/Shapes/Probe.asset", "type": "GameSettings"},
     {"path": S, "type": S, "guid": S})
-row("manage_assets", "copy", "material",
-    {"path": "Assets/Shapes/M.mat", "new_path": "Assets/Shapes/M2.mat"},
+row("manage_assets", "copy", "scriptable object",
+    {"path": "Assets/Shapes/Probe.asset", "new_path": "Assets/Shapes/Probe2.asset"},
     {"path": S, "new_path": S})
-row("manage_assets", "move", "material",
-    {"path": "Assets/Shapes/M2.mat", "new_path": "Assets/Shapes/M3.mat"},
+row("manage_assets", "move", "scriptable object",
+    {"path": "Assets/Shapes/Probe2.asset", "new_path": "Assets/Shapes/Probe3.asset"},
     {"path": S, "new_path": S})
 row("manage_assets", "find", "materials", {"type": "Material"},
     {"query": S, "total": I, "returned": I, "truncated": B, "assets": [ASSET]})
@@ -222,7 +225,8 @@ row("manage_assets", "deps", "reverse",
 row("manage_assets", "import", "file from outside", {"path": "Assets/Shapes/in.txt",
                                                       "source": "$HOME/in.txt"},
     {"path": S, "source": S, "guid": S, "importer_type": S})
-row("manage_assets", "delete", "material", {"path": "Assets/Shapes/M3.mat"}, {"path": S})
+row("manage_assets", "delete", "scriptable object", {"path": "Assets/Shapes/Probe3.asset"},
+    {"path": S})
 
 # ---- manage_asset_import --------------------------------------------------------------------
 row("manage_asset_import", "get", "all properties", {"path": "Assets/Textures/Grass.png"},
@@ -361,8 +365,9 @@ row("manage_animation", "add_parameter", "float",
     {"path": S, "name": S, "type": S, "parameters": I})
 row("manage_animation", "add_layer", "", {"path": CTRL, "name": "Upper"},
     {"path": S, "name": S, "index": I, "weight": N, "blending": S, "layers": I})
+# A state without a motion reports `motion: null` where the schema says string.
 row("manage_animation", "add_state", "idle", {"path": CTRL, "name": "Idle"},
-    {"path": S, "name": S, "motion": SN, "is_default": B, "states": I})
+    {"path": S, "name": S, "motion": SN, "is_default": B, "states": I}, "breaks")
 row("manage_animation", "add_state", "run", {"path": CTRL, "name": "Run", "motion": CLIP},
     {"path": S, "name": S, "motion": SN, "is_default": B, "states": I})
 COND = [{"parameter": S, "mode": S, "threshold": N}]

@@ -3,6 +3,7 @@
 
 use super::args::{Args, Fail};
 use super::asset_db::{self, AssetKind};
+use super::component_types;
 use super::{Editor, Handled, InvokeContext, ok};
 use serde_json::{Value, json};
 
@@ -24,14 +25,15 @@ fn load(ed: &Editor, a: Args, want: &str) -> Result<(String, Value), Fail> {
     }
 }
 
-fn store(ed: &mut Editor, path: &str, ty: &str, body: Value) {
+/// Writes the asset body; returns the asset's GUID.
+fn store(ed: &mut Editor, path: &str, ty: &str, body: Value) -> String {
     ed.assets.put(
         path,
         AssetKind::Data {
             type_name: ty.into(),
             body,
         },
-    );
+    )
 }
 
 fn new_asset(ed: &Editor, a: Args, ext: &str) -> Result<String, Fail> {
@@ -60,47 +62,84 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             }
             let body =
                 json!({"frame_rate": fr, "loop": a.flag("loop")?, "length": 0.0, "curves": []});
-            store(ed, &path, CLIP, body.clone());
+            let guid = store(ed, &path, CLIP, body.clone());
             ok(
-                format!("Created clip {path}."),
-                json!({"path": path, "clip": body}),
+                "Clip created",
+                json!({"path": path, "guid": guid, "frame_rate": body["frame_rate"], "loop": body["loop"]}),
             )
         }
         "create_controller" => {
             let path = new_asset(ed, a, ".controller")?;
             let body = json!({"parameters": [], "layers": [{"name": "Base Layer", "weight": 1.0, "blending": "override", "default_state": null, "states": [], "transitions": []}]});
-            store(ed, &path, CONTROLLER, body.clone());
+            let guid = store(ed, &path, CONTROLLER, body);
             ok(
-                format!("Created controller {path}."),
-                json!({"path": path, "controller": body}),
+                "Controller created",
+                json!({"path": path, "guid": guid, "layers": 1}),
             )
         }
         "get_clip" => {
             let (path, body) = load(ed, a, CLIP)?;
-            let keys = a.flag("include_keys")?;
-            let curves: Vec<Value> = body["curves"]
+            let with_keys = a.flag("include_keys")?;
+            let bindings: Vec<Value> = body["curves"]
                 .as_array()
-                .cloned()
-                .unwrap_or_default()
                 .into_iter()
-                .map(|mut c| {
-                    c["key_count"] = json!(c["keys"].as_array().map_or(0, Vec::len));
-                    if !keys && let Some(m) = c.as_object_mut() {
-                        m.remove("keys");
+                .flatten()
+                .map(|c| {
+                    let keys = c["keys"].as_array().cloned().unwrap_or_default();
+                    let mut b = json!({"relative_path": c["relative_path"], "type": c["type"], "property": c["property"], "keys": keys.len()});
+                    if with_keys {
+                        b["keyframes"] = keys
+                            .iter()
+                            .map(|k| json!({"time": k["time"], "value": k["value"], "in_tangent": k["in_tangent"].as_f64().unwrap_or(0.0), "out_tangent": k["out_tangent"].as_f64().unwrap_or(0.0)}))
+                            .collect();
                     }
-                    c
+                    b
                 })
                 .collect();
+            let guid = ed.assets.get(&path).map(|x| x.guid.clone());
+            let length = body["length"].as_f64().unwrap_or(0.0);
             ok(
-                format!("Clip {path}."),
-                json!({"path": path, "frame_rate": body["frame_rate"], "loop": body["loop"], "length": body["length"], "curve_count": curves.len(), "curves": curves}),
+                format!(
+                    "{}: {} binding(s), {}s.",
+                    asset_db::display_name(&path),
+                    bindings.len(),
+                    (length * 1000.0).round() / 1000.0
+                ),
+                json!({"path": path, "guid": guid, "frame_rate": body["frame_rate"], "loop": body["loop"], "length": length, "bindings": bindings}),
             )
         }
         "get_controller" => {
             let (path, body) = load(ed, a, CONTROLLER)?;
-            let mut data = body.clone();
-            data["path"] = json!(path);
-            ok(format!("Controller {path}."), data)
+            let guid = ed.assets.get(&path).map(|x| x.guid.clone());
+            let parameters: Vec<Value> = body["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|p| {
+                    // A trigger has no default value to report.
+                    let default = if p["type"] == "trigger" {
+                        Value::Null
+                    } else {
+                        p["default"].clone()
+                    };
+                    json!({"name": p["name"], "type": p["type"], "default": default})
+                })
+                .collect();
+            let layers: Vec<Value> = body["layers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(controller_layer)
+                .collect();
+            ok(
+                format!(
+                    "{}: {} parameter(s), {} layer(s).",
+                    asset_db::display_name(&path),
+                    parameters.len(),
+                    layers.len()
+                ),
+                json!({"path": path, "guid": guid, "parameters": parameters, "layers": layers}),
+            )
         }
         "set_curve" | "remove_curve" => curve(ed, a, action == Some("set_curve")),
         "add_parameter" => {
@@ -148,13 +187,16 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 }
             };
             let p = json!({"name": name, "type": ty, "default": default});
+            let count = params.len() + 1;
             if let Some(l) = body["parameters"].as_array_mut() {
-                l.push(p.clone());
+                l.push(p);
             }
             store(ed, &path, CONTROLLER, body);
+            // The reply spells the type as Unity's enum does (`Float`); `get_controller` lower-cases it.
+            let unity_type = format!("{}{}", ty[..1].to_ascii_uppercase(), &ty[1..]);
             ok(
-                format!("Added {ty} parameter {name} to {path}."),
-                json!({"path": path, "parameter": p}),
+                "Parameter added",
+                json!({"path": path, "name": name, "type": unity_type, "parameters": count}),
             )
         }
         "add_layer" => {
@@ -180,12 +222,12 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             }
             let layer = json!({"name": name, "weight": weight, "blending": blending, "default_state": null, "states": [], "transitions": []});
             if let Some(l) = body["layers"].as_array_mut() {
-                l.push(layer.clone());
+                l.push(layer);
             }
             store(ed, &path, CONTROLLER, body);
             ok(
-                format!("Added layer {name} to {path}."),
-                json!({"path": path, "layer": layer, "index": layers.len()}),
+                "Layer added",
+                json!({"path": path, "name": name, "index": layers.len(), "weight": weight, "blending": blending, "layers": layers.len() + 1}),
             )
         }
         "add_state" => {
@@ -216,16 +258,16 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             }
             let state = json!({"name": name, "motion": motion});
             if let Some(l) = base["states"].as_array_mut() {
-                l.push(state.clone());
+                l.push(state);
             }
             if a.flag("default")? || base["default_state"].is_null() {
                 base["default_state"] = json!(name);
             }
-            let default_state = base["default_state"].clone();
+            let is_default = base["default_state"] == name.as_str();
             store(ed, &path, CONTROLLER, body);
             ok(
-                format!("Added state {name} to {path}."),
-                json!({"path": path, "state": state, "default_state": default_state}),
+                "State added",
+                json!({"path": path, "name": name, "motion": motion, "is_default": is_default, "states": states.len() + 1}),
             )
         }
         "add_transition" => add_transition(ed, a),
@@ -239,7 +281,7 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
 
 fn curve(ed: &mut Editor, a: Args, set: bool) -> Handled {
     let (path, mut body) = load(ed, a, CLIP)?;
-    let ty = a.req_str("type")?.to_string();
+    let (ty, full_type) = binding_type(a.req_str("type")?);
     let property = a.req_str("property")?.to_string();
     let rel = a.str("relative_path")?.unwrap_or("").to_string();
     let curves = body["curves"]
@@ -251,6 +293,7 @@ fn curve(ed: &mut Editor, a: Args, set: bool) -> Handled {
             && c["relative_path"] == rel.as_str()
     });
     let binding = json!({"relative_path": rel, "type": ty, "property": property});
+    let keys_touched;
     if !set {
         let i = pos.ok_or_else(|| {
             Fail::new(
@@ -259,7 +302,7 @@ fn curve(ed: &mut Editor, a: Args, set: bool) -> Handled {
             )
             .with_data(binding.clone())
         })?;
-        curves.remove(i);
+        keys_touched = curves.remove(i)["keys"].as_array().map_or(0, Vec::len);
     } else {
         let mut keys: Vec<Value> = match a.raw("keys") {
             Some(Value::Array(k)) if !k.is_empty() => k.clone(),
@@ -279,6 +322,7 @@ fn curve(ed: &mut Editor, a: Args, set: bool) -> Handled {
                 .partial_cmp(&y["time"].as_f64())
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
+        keys_touched = keys.len();
         let mut c = binding.clone();
         c["keys"] = json!(keys);
         match pos {
@@ -294,14 +338,43 @@ fn curve(ed: &mut Editor, a: Args, set: bool) -> Handled {
     let count = curves.len();
     body["length"] = json!(length);
     store(ed, &path, CLIP, body);
+    let keys_key = if set { "keys" } else { "keys_removed" };
     ok(
-        format!(
-            "{} curve {ty}.{property} {} {path}.",
-            if set { "Set" } else { "Removed" },
-            if set { "on" } else { "from" }
-        ),
-        json!({"path": path, "binding": binding, "curve_count": count, "length": length}),
+        if set { "Curve set" } else { "Curve removed" },
+        json!({"path": path, "relative_path": rel, "type": full_type, "property": property, keys_key: keys_touched, "total_bindings": count}),
     )
+}
+
+/// A binding's component type as `(short, full)` name: `get_clip` reports the short one,
+/// `set_curve`/`remove_curve` the namespace-qualified one.
+fn binding_type(raw: &str) -> (String, String) {
+    match component_types::builtin(raw) {
+        Some(d) => (d.name.to_string(), d.full_name()),
+        None => (
+            raw.rsplit('.').next().unwrap_or(raw).to_string(),
+            raw.to_string(),
+        ),
+    }
+}
+
+/// One layer as `get_controller` lists it: each state carries its own outgoing transitions
+/// and whether it is the layer's default.
+fn controller_layer(l: &Value) -> Value {
+    let transitions = l["transitions"].as_array().cloned().unwrap_or_default();
+    let states: Vec<Value> = l["states"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            let out: Vec<Value> = transitions
+                .iter()
+                .filter(|t| t["from"] == s["name"])
+                .map(|t| json!({"to": t["to"], "has_exit_time": t["has_exit_time"], "duration": t["duration"], "conditions": t["conditions"]}))
+                .collect();
+            json!({"name": s["name"], "motion": s["motion"], "is_default": l["default_state"] == s["name"], "transitions": out})
+        })
+        .collect();
+    json!({"name": l["name"], "weight": l["weight"], "blending": l["blending"], "states": states})
 }
 
 fn add_transition(ed: &mut Editor, a: Args) -> Handled {
@@ -370,8 +443,8 @@ fn add_transition(ed: &mut Editor, a: Args) -> Handled {
     }
     store(ed, &path, CONTROLLER, body);
     ok(
-        format!("Added transition {from} -> {to} in {path}."),
-        json!({"path": path, "transition": t}),
+        "Transition added",
+        json!({"path": path, "from": t["from"], "to": t["to"], "has_exit_time": t["has_exit_time"], "conditions": t["conditions"]}),
     )
 }
 
@@ -394,7 +467,7 @@ mod tests {
             json!({"action": "get_clip", "path": "Assets/Anim/Run.anim", "include_keys": true}),
         );
         assert_eq!(clip["length"], 1.0);
-        assert_eq!(clip["curves"][0]["keys"][0]["time"], 0.0);
+        assert_eq!(clip["bindings"][0]["keyframes"][0]["time"], 0.0);
         h.ok(
             "manage_animation",
             json!({"action": "create_controller", "path": "Assets/Anim/Player.controller"}),
@@ -414,9 +487,9 @@ mod tests {
             "manage_animation",
             json!({"action": "get_controller", "path": "Assets/Anim/Player.controller"}),
         );
-        assert_eq!(c["layers"][0]["default_state"], "Idle");
+        assert_eq!(c["layers"][0]["states"][0]["is_default"], true);
         assert_eq!(
-            c["layers"][0]["transitions"][0]["conditions"][0]["mode"],
+            c["layers"][0]["states"][0]["transitions"][0]["conditions"][0]["mode"],
             "Greater"
         );
         assert_eq!(

@@ -125,6 +125,9 @@ pub fn default_importer(path: &str) -> Map<String, Value> {
             "preloadAudioData": true, "loadType": "DecompressOnLoad", "compressionFormat": "Vorbis",
             "quality": 0.7}),
         "cs" => json!({"importer": "MonoImporter", "executionOrder": 0}),
+        "txt" | "json" | "xml" | "csv" | "bytes" | "html" | "htm" | "yaml" | "fnt" => {
+            json!({"importer": "TextScriptImporter"})
+        }
         "shader" => json!({"importer": "ShaderImporter"}),
         "unity" | "prefab" | "mat" | "asset" | "anim" | "controller" | "playable" => {
             json!({"importer": "NativeFormatImporter"})

@@ -31,13 +31,6 @@ fn asset_summary(ed: &Editor, path: &str) -> Value {
     }
 }
 
-fn asset_json(ed: &Editor, path: &str) -> Value {
-    let Some(a) = ed.assets.get(path) else {
-        return Value::Null;
-    };
-    json!({"path": path, "guid": a.guid, "type": a.type_name(), "name": display_name(path), "is_folder": a.is_folder()})
-}
-
 /// Rewrite path references from `old` to `new` everywhere. Returns how many changed.
 fn retarget(ed: &mut Editor, old: &str, new: &str) -> usize {
     let mut n = 0;
@@ -254,7 +247,10 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
             ));
         }
     };
-    let (type_name, mut body) = if let Some((script_path, s)) = ed.assets.script_class(ty) {
+    let applied: Vec<String> = overrides.keys().cloned().collect();
+    let (type_name, full_name, mut body) = if let Some((script_path, s)) =
+        ed.assets.script_class(ty)
+    {
         if s.base != "ScriptableObject" {
             return Err(Fail::new(
                 "TYPE_INVALID",
@@ -264,7 +260,12 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
                 ),
             ));
         }
-        (s.class.clone(), s.fields.clone())
+        let full = if s.namespace.is_empty() {
+            s.class.clone()
+        } else {
+            format!("{}.{}", s.namespace, s.class)
+        };
+        (s.class.clone(), full, s.fields.clone())
     } else if ty.eq_ignore_ascii_case("UniversalRenderPipelineAsset") {
         if !ed
             .packages
@@ -277,6 +278,7 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
         }
         (
             "UniversalRenderPipelineAsset".to_string(),
+            "UnityEngine.Rendering.Universal.UniversalRenderPipelineAsset".to_string(),
             serde_json::from_value(
                 json!({"m_RendererDataList": [], "m_RenderScale": 1.0, "m_MSAA": 1}),
             )
@@ -309,16 +311,13 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
         body.insert(k, v);
     }
     let body = Value::Object(body);
-    ed.assets.put(
-        &path,
-        AssetKind::Data {
-            type_name: type_name.clone(),
-            body: body.clone(),
-        },
-    );
-    let mut data = asset_json(ed, &path);
-    data["properties"] = body;
-    ok(format!("Created {type_name} asset at {path}."), data)
+    let guid = ed.assets.put(&path, AssetKind::Data { type_name, body });
+    let mut data = json!({"path": path, "type": full_name, "guid": guid});
+    // `applied` is present only when the call gave `properties`.
+    if a.raw("properties").is_some() {
+        data["applied"] = json!(applied);
+    }
+    ok("Asset created", data)
 }
 
 fn transfer(ed: &mut Editor, a: Args, is_move: bool) -> Handled {
@@ -343,19 +342,12 @@ fn transfer(ed: &mut Editor, a: Args, is_move: bool) -> Handled {
         ));
     }
     if is_move {
-        let moved = ed.assets.move_tree(&from, &to);
-        let refs = retarget(ed, &from, &to);
-        let list: Vec<&String> = moved.iter().map(|(_, n)| n).collect();
-        return ok(
-            format!("Moved {from} to {to}."),
-            json!({"path": from, "new_path": to, "moved": list, "references_updated": refs, "guid": ed.assets.get(&to).map(|x| x.guid.clone())}),
-        );
+        ed.assets.move_tree(&from, &to);
+        retarget(ed, &from, &to);
+        return ok("Asset moved", json!({"path": from, "new_path": to}));
     }
-    let copies = ed.assets.copy_tree(&from, &to);
-    ok(
-        format!("Copied {from} to {to}."),
-        json!({"path": from, "new_path": to, "copied": copies, "guid": ed.assets.get(&to).map(|x| x.guid.clone())}),
-    )
+    ed.assets.copy_tree(&from, &to);
+    ok("Asset copied", json!({"path": from, "new_path": to}))
 }
 
 fn delete(ed: &mut Editor, a: Args) -> Handled {
@@ -378,10 +370,7 @@ fn delete(ed: &mut Editor, a: Args) -> Handled {
     ed.chrome
         .selection
         .retain(|s| !matches!(s, Selected::Asset(p) if removed.contains(p)));
-    ok(
-        format!("Deleted {path} ({} asset(s)).", removed.len()),
-        json!({"deleted": removed, "count": removed.len()}),
-    )
+    ok("Asset deleted", json!({"path": path}))
 }
 
 fn deps(ed: &Editor, a: Args) -> Handled {
@@ -510,11 +499,14 @@ fn import(ed: &mut Editor, a: Args) -> Handled {
         },
     };
     let is_script = matches!(kind, AssetKind::Script(_));
-    ed.assets.put(&path, kind);
-    let mut data = asset_json(ed, &path);
-    data["source"] = json!(source);
-    data["bytes"] = json!(bytes.len());
-    let inv = Invocation::ok(format!("Imported {source} as {path}."), data);
+    let guid = ed.assets.put(&path, kind);
+    let importer_type = ed
+        .assets
+        .get(&path)
+        .and_then(|x| x.importer.get("importer").cloned())
+        .unwrap_or(json!("DefaultImporter"));
+    let data = json!({"path": path, "source": source.replace('\\', "/"), "guid": guid, "importer_type": importer_type});
+    let inv = Invocation::ok("Asset imported", data);
     Ok(if is_script {
         inv.with_reload(ReloadReason::ScriptCompile, true)
     } else {
@@ -864,7 +856,12 @@ mod tests {
             false
         );
         let c = h.ok("manage_assets", json!({"action": "create", "path": "Assets/Data/Hard.asset", "type": "GameSettings", "properties": {"difficulty": 3}}));
-        assert_eq!(c["properties"]["difficulty"], 3);
+        assert_eq!(c["applied"], json!(["difficulty"]));
+        assert_eq!(
+            h.ok("manage_assets", json!({"action": "create", "path": "Assets/Data/Easy.asset", "type": "GameSettings"}))
+                .get("applied"),
+            None
+        );
         assert_eq!(h.err("manage_assets", json!({"action": "create", "path": "Assets/Data/X.asset", "type": "PlayerController"})), "TYPE_INVALID");
         assert_eq!(
             h.err(
@@ -877,10 +874,13 @@ mod tests {
             "manage_assets",
             json!({"action": "find", "filter": "t:GameSettings"}),
         );
-        assert_eq!(f["total"], 2);
+        assert_eq!(f["total"], 3);
         // Move a material folder: references in scenes and open objects follow.
         let m = h.ok("manage_assets", json!({"action": "move", "path": "Assets/Materials", "new_path": "Assets/Art/Materials"}));
-        assert!(m["references_updated"].as_u64().unwrap() >= 2);
+        assert_eq!(
+            m,
+            json!({"path": "Assets/Materials", "new_path": "Assets/Art/Materials"})
+        );
         let got = h.ok("manage_components", json!({"action": "get", "path": "Ground", "type": "MeshRenderer", "property": "m_Materials"}));
         assert_eq!(got["value"], json!(["Assets/Art/Materials/Ground.mat"]));
         let deps = h.ok("manage_assets", json!({"action": "deps", "path": "Assets/Art/Materials/Ground.mat", "direction": "forward"}));
@@ -914,7 +914,7 @@ mod tests {
             "manage_assets",
             json!({"action": "delete", "path": "Assets/Art2"}),
         );
-        assert_eq!(d["count"], 4);
+        assert_eq!(d, json!({"path": "Assets/Art2"}));
         assert_eq!(
             h.err(
                 "manage_assets",

@@ -47,21 +47,6 @@ fn parent_param(ed: &Editor, a: Args) -> Result<Option<i64>, Fail> {
     }
 }
 
-pub fn object_json(ed: &Editor, id: i64) -> Value {
-    let Some(o) = ed.world.get(id) else {
-        return Value::Null;
-    };
-    json!({
-        "instance_id": id, "name": o.name, "path": ed.world.path_of(id),
-        "active": o.active, "active_in_hierarchy": ed.world.active_in_hierarchy(id),
-        "tag": o.tag, "layer": o.layer, "layer_name": ed.chrome.layer_name(o.layer),
-        "scene": ed.world.scene(o.scene).map(|s| s.path.clone()),
-        "parent": o.parent, "child_count": o.children.len(),
-        "components": o.component_types(),
-        "prefab_instance": o.prefab.is_some(),
-    })
-}
-
 /// What every `GameObjectResult` action of `manage_gameobject` returns (README, "Payload
 /// shapes"): the path with a leading `/`, the scene's name and path, `active` in the hierarchy,
 /// and the transform as six `{x,y,z}` objects where `scale` is the local scale too.

@@ -8,7 +8,6 @@
 use super::args::{Args, Fail};
 use super::asset_db::{self, AssetKind};
 use super::components::resolve_type;
-use super::gameobjects::object_json;
 use super::seed::link_instance;
 use super::world::{Node, PrefabLink, World};
 use super::{Editor, Handled, InvokeContext, ok};
@@ -277,11 +276,10 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             let mut node = prefab_node(ed, &path).unwrap_or_else(|| Node::new("Prefab"));
             link_instance(&mut node, &guid, "");
             let id = ed.world.instantiate(&node, ed.world.active_scene, parent);
-            let mut data = object_json(ed, id);
-            data["prefab_path"] = json!(path);
+            let name = ed.world.get(id).map(|o| o.name.clone()).unwrap_or_default();
             ok(
-                format!("Instantiated {path} as {}.", ed.world.path_of(id)),
-                data,
+                format!("Instantiated {}", asset_db::display_name(&path)),
+                json!({"instance_id": id, "name": name, "path": hierarchy_path(&ed.world, id)}),
             )
         }
         "add_component" | "remove_component" => {
@@ -301,42 +299,48 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
                 node.position = old.position;
                 node.rotation = old.rotation;
             }
-            let others = update_prefab(ed, &path, &guid, node.clone(), Some(root));
+            update_prefab(ed, &path, &guid, node, Some(root));
             // Relink the applied instance so renamed children map onto the new asset.
             relink(&mut ed.world, root, &guid, "");
+            let root_path = hierarchy_path(&ed.world, root);
+            let has = overrides(ed, root, &path, false).has;
             ok(
-                format!("Applied overrides of {} to {path}.", ed.world.path_of(root)),
-                json!({"target": ed.world.path_of(root), "prefab_path": path, "other_instances_updated": others}),
+                format!("Applied {root_path} overrides to {path}."),
+                json!({"instance_root": root_path, "asset_path": path, "has_overrides": has}),
             )
         }
         "revert" => {
             let (root, path, guid) = instance(ed, a)?;
             let node = prefab_node(ed, &path).unwrap_or_else(|| Node::new("Prefab"));
             sync(&mut ed.world, root, None, &node, true, &guid, "");
+            let root_path = hierarchy_path(&ed.world, root);
+            let has = overrides(ed, root, &path, false).has;
             ok(
-                format!("Reverted {} to {path}.", ed.world.path_of(root)),
-                json!({"target": ed.world.path_of(root), "prefab_path": path, "object": object_json(ed, root)}),
+                format!("Reverted {root_path} to {path}."),
+                json!({"instance_root": root_path, "asset_path": path, "has_overrides": has}),
             )
         }
         "unpack" => {
-            let (root, path, _) = instance(ed, a)?;
+            let (root, _, _) = instance(ed, a)?;
             let mode = a.req_str("mode")?.to_ascii_lowercase();
             if mode != "outermost" && mode != "completely" {
                 return Err(Fail::invalid("mode", "expected outermost or completely"));
             }
-            let ids = ed.world.subtree(root);
-            let mut n = 0;
-            for id in &ids {
-                if let Some(o) = ed.world.get_mut(*id)
-                    && o.prefab.take().is_some()
-                {
-                    n += 1;
+            // The simulator has no nested prefabs, so no instance root remains in either mode.
+            for id in ed.world.subtree(root) {
+                if let Some(o) = ed.world.get_mut(id) {
+                    o.prefab = None;
                 }
             }
             ed.world.touch(root);
+            let remaining: Vec<String> = Vec::new();
+            let root_path = hierarchy_path(&ed.world, root);
             ok(
-                format!("Unpacked {} ({mode}).", ed.world.path_of(root)),
-                json!({"target": ed.world.path_of(root), "prefab_path": path, "mode": mode, "unpacked_objects": n}),
+                format!(
+                    "Unpacked {root_path} ({mode}); {} nested prefab instance root(s) remain.",
+                    remaining.len()
+                ),
+                json!({"instance_root": root_path, "mode": mode, "remaining_instance_roots": remaining}),
             )
         }
         "" => Err(Fail::missing("action")),
@@ -345,6 +349,11 @@ pub fn handle(ed: &mut Editor, action: Option<&str>, a: Args, _ctx: &InvokeConte
             format!("unsupported action '{other}'"),
         )),
     }
+}
+
+/// A GameObject's hierarchy path as the handler reports it (`/Root/Child`).
+fn hierarchy_path(w: &World, id: i64) -> String {
+    format!("/{}", w.path_of(id))
 }
 
 fn relink(w: &mut World, id: i64, guid: &str, rel: &str) {
@@ -401,16 +410,14 @@ fn create(ed: &mut Editor, a: Args) -> Handled {
     strip_links(&mut node);
     node.position = [0.0; 3];
     node.rotation = [0.0; 3];
-    let count = node.count();
+    let root = node.name.clone();
+    let components: Vec<String> = node.components.iter().map(|c| c.0.clone()).collect();
     let guid = ed.assets.put(&path, AssetKind::Prefab(node));
     relink(&mut ed.world, id, &guid, "");
     ed.world.touch(id);
     ok(
-        format!(
-            "Saved {} as prefab {path}; it is now an instance of it.",
-            ed.world.path_of(id)
-        ),
-        json!({"path": path, "guid": guid, "instance_id": id, "source": ed.world.path_of(id), "object_count": count}),
+        format!("Saved {} as prefab at {path}", ed.world.path_of(id)),
+        json!({"path": path, "root": root, "components": components, "asset_type": "Regular"}),
     )
 }
 
@@ -425,6 +432,12 @@ fn edit_component(ed: &mut Editor, a: Args, add: bool) -> Handled {
     let child = a.str("child")?.unwrap_or("").trim_matches('/').to_string();
     let mut node = prefab_node(ed, &path).unwrap_or_else(|| Node::new("Prefab"));
     let info = resolve_type(ed, ty_raw)?;
+    let edited = if child.is_empty() {
+        format!("/{}", node.name)
+    } else {
+        format!("/{}/{child}", node.name)
+    };
+    let components: Vec<String>;
     {
         let target = node.at_mut(&child).ok_or_else(|| {
             Fail::new(
@@ -466,23 +479,62 @@ fn edit_component(ed: &mut Editor, a: Args, add: bool) -> Handled {
                 })?;
             target.components.remove(pos);
         }
+        components = target.components.iter().map(|c| c.0.clone()).collect();
     }
-    let updated = update_prefab(ed, &path, &guid, node, None);
+    update_prefab(ed, &path, &guid, node, None);
     ok(
         format!(
-            "{} {} {} {path}.",
+            "{} {} {} {edited}",
             if add { "Added" } else { "Removed" },
             info.name,
             if add { "to" } else { "from" }
         ),
-        json!({"path": path, "component": info.name, "child": child, "instances_updated": updated}),
+        json!({"path": path, "root": edited, "component": info.name, "components": components}),
     )
+}
+
+/// An instance's differences from its prefab asset, in the handler's `list_overrides` lists.
+struct Overrides {
+    has: bool,
+    object_overrides: Vec<Value>,
+    added_components: Vec<Value>,
+    removed_components: Vec<Value>,
+    added_gameobjects: Vec<Value>,
+    removed_gameobjects: Vec<Value>,
 }
 
 fn list_overrides(ed: &Editor, a: Args) -> Handled {
     let (root, path, _) = instance(ed, a)?;
     let include_default = a.flag("include_default")?;
-    let prefab = prefab_node(ed, &path).unwrap_or_else(|| Node::new("Prefab"));
+    let o = overrides(ed, root, &path, include_default);
+    let root_path = hierarchy_path(&ed.world, root);
+    let out = ok(
+        format!(
+            "{root_path}: {} object override(s), {} added / {} removed component(s), {} added / {} removed GameObject(s).",
+            o.object_overrides.len(),
+            o.added_components.len(),
+            o.removed_components.len(),
+            o.added_gameobjects.len(),
+            o.removed_gameobjects.len()
+        ),
+        json!({
+            "instance_root": root_path, "asset_path": path, "asset_type": "Regular",
+            "status": "Connected", "has_overrides": o.has, "include_default": include_default,
+            "object_overrides": o.object_overrides, "added_components": o.added_components,
+            "removed_components": o.removed_components, "added_gameobjects": o.added_gameobjects,
+            "removed_gameobjects": o.removed_gameobjects,
+        }),
+    )?;
+    if include_default {
+        return Ok(out);
+    }
+    Ok(out.with_hint(
+        "The root's name and pose (default overrides) are not listed; pass include_default: true to see them.",
+    ))
+}
+
+fn overrides(ed: &Editor, root: i64, path: &str, include_default: bool) -> Overrides {
+    let prefab = prefab_node(ed, path).unwrap_or_else(|| Node::new("Prefab"));
     let mut props = Vec::new();
     let mut added_components = Vec::new();
     let mut removed_components = Vec::new();
@@ -496,7 +548,13 @@ fn list_overrides(ed: &Editor, a: Args) -> Handled {
             if w.get(o.parent.unwrap_or(0))
                 .is_some_and(|p| p.prefab.is_some())
             {
-                added_objects.push(json!(obj_path));
+                let sibling_index = o
+                    .parent
+                    .and_then(|p| w.get(p))
+                    .and_then(|p| p.children.iter().position(|k| *k == id))
+                    .unwrap_or(0);
+                added_objects
+                    .push(json!({"path": format!("/{obj_path}"), "sibling_index": sibling_index}));
             }
             continue;
         };
@@ -541,7 +599,8 @@ fn list_overrides(ed: &Editor, a: Args) -> Handled {
                         }
                     }
                 }
-                None => added_components.push(json!({"object": obj_path, "type": c.type_name})),
+                None => added_components
+                    .push(json!({"path": format!("/{obj_path}"), "type": c.type_name})),
             }
         }
         for (i, pc) in pn.components.iter().enumerate() {
@@ -552,7 +611,7 @@ fn list_overrides(ed: &Editor, a: Args) -> Handled {
                 .nth(k)
                 .is_none()
             {
-                removed_components.push(json!({"object": obj_path, "type": pc.0}));
+                removed_components.push(json!({"path": format!("/{obj_path}"), "type": pc.0}));
             }
         }
         for pc in &pn.children {
@@ -567,7 +626,8 @@ fn list_overrides(ed: &Editor, a: Args) -> Handled {
                     .is_some_and(|l| l.relative_path == rel)
             });
             if !present {
-                removed_objects.push(json!(rel));
+                removed_objects
+                    .push(json!({"parent_path": format!("/{obj_path}"), "name": pc.name}));
             }
         }
     }
@@ -576,18 +636,22 @@ fn list_overrides(ed: &Editor, a: Args) -> Handled {
         && removed_components.is_empty()
         && added_objects.is_empty()
         && removed_objects.is_empty());
-    ok(
-        format!(
-            "{} {} overrides against {path}.",
-            w.path_of(root),
-            if has { "has" } else { "has no" }
-        ),
-        json!({
-            "target": w.path_of(root), "prefab_path": path, "has_overrides": has,
-            "property_overrides": props, "added_components": added_components, "removed_components": removed_components,
-            "added_objects": added_objects, "removed_objects": removed_objects,
-        }),
-    )
+    // One entry per modified object (a component or the GameObject itself), as Unity lists them.
+    let mut object_overrides: Vec<Value> = Vec::new();
+    for p in &props {
+        let item = json!({"path": format!("/{}", p["object"].as_str().unwrap_or("")), "type": p["component"]});
+        if !object_overrides.contains(&item) {
+            object_overrides.push(item);
+        }
+    }
+    Overrides {
+        has,
+        object_overrides,
+        added_components,
+        removed_components,
+        added_gameobjects: added_objects,
+        removed_gameobjects: removed_objects,
+    }
 }
 
 #[cfg(test)]
@@ -607,9 +671,12 @@ mod tests {
             "manage_prefab",
             json!({"action": "list_overrides", "target": "Player", "include_default": true}),
         );
-        assert_eq!(
-            with_default["property_overrides"][0]["property"],
-            "m_LocalPosition"
+        assert!(
+            with_default["object_overrides"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| o["type"] == "Transform")
         );
         h.ok("manage_components", json!({"action": "set", "path": "Player", "type": "Rigidbody", "property": "m_Mass", "value": 3}));
         h.ok(
@@ -621,7 +688,7 @@ mod tests {
             json!({"action": "list_overrides", "target": "Player"}),
         );
         assert_eq!(lo["has_overrides"], true);
-        assert_eq!(lo["property_overrides"][0]["property"], "m_Mass");
+        assert_eq!(lo["object_overrides"][0]["type"], "Rigidbody");
         assert_eq!(lo["added_components"][0]["type"], "AudioSource");
 
         // A second instance picks up applied changes.
@@ -691,7 +758,7 @@ mod tests {
             "manage_prefab",
             json!({"action": "unpack", "target": "Player", "mode": "completely"}),
         );
-        assert_eq!(u["unpacked_objects"], 2);
+        assert_eq!(u["remaining_instance_roots"], json!([]));
         assert_eq!(
             h.err(
                 "manage_prefab",
@@ -712,7 +779,7 @@ mod tests {
             "manage_prefab",
             json!({"action": "create", "path": "Assets/Prefabs/Crate.prefab", "source": "Crate"}),
         );
-        assert_eq!(c["object_count"], 1);
+        assert_eq!(c["root"], "Crate");
         assert_eq!(
             h.ok(
                 "manage_prefab",
@@ -721,7 +788,7 @@ mod tests {
             false
         );
         let inst = h.ok("manage_prefab", json!({"action": "instantiate", "path": "Assets/Prefabs/Crate.prefab", "parent": "Ground"}));
-        assert_eq!(inst["path"], "Ground/Crate");
+        assert_eq!(inst["path"], "/Ground/Crate");
         assert_eq!(
             h.err(
                 "manage_prefab",
