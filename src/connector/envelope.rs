@@ -1,6 +1,7 @@
 //! The Connector's response envelope (§2.4) and the tolerances a serde client needs (§9.5):
-//! `timings`, `code` and `message` may be null, `data` may be anything, batch keys are
-//! PascalCase, and a tool may return a bare object or string instead of an envelope.
+//! `timings`, `code` and `message` may be null, `data` may be anything, and a tool may return a
+//! bare object or string instead of an envelope. (`/commands` batches are never sent: neither
+//! front-end offers one, so the client has no batch path.)
 
 use serde_json::{Map, Value};
 
@@ -106,38 +107,6 @@ impl Envelope {
     }
 }
 
-/// A `/commands` reply: PascalCase keys from the Connector, lowercase accepted too.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchReply {
-    pub success: bool,
-    pub results: Vec<Envelope>,
-    pub completed: u64,
-    pub failed: u64,
-    pub raw: Value,
-}
-
-impl BatchReply {
-    pub fn from_value(v: Value) -> BatchReply {
-        let get = |k: &str| {
-            v.get(k)
-                .or_else(|| v.get(k.to_lowercase().as_str()))
-                .cloned()
-        };
-        BatchReply {
-            success: v.get("success").and_then(Value::as_bool).unwrap_or(false),
-            results: get("Results")
-                .and_then(|r| r.as_array().cloned())
-                .unwrap_or_default()
-                .into_iter()
-                .map(Envelope::from_value)
-                .collect(),
-            completed: get("Completed").and_then(|c| c.as_u64()).unwrap_or(0),
-            failed: get("Failed").and_then(|c| c.as_u64()).unwrap_or(0),
-            raw: v,
-        }
-    }
-}
-
 /// §2.11 step 5: an `UNKNOWN_ARGUMENT` at `/action` for a request that named an action means the
 /// installed Connector is older than the catalog we used; say so instead of blaming the input.
 pub fn rewrite_version_skew(tool: &str, params: &Map<String, Value>, env: &mut Envelope) {
@@ -188,17 +157,6 @@ mod tests {
         assert!(s.success && s.data() == Some(&json!("hello")));
         let anon = Envelope::from_value(json!({"success": true, "value": 42}));
         assert!(anon.success && anon.raw["value"] == 42);
-    }
-
-    #[test]
-    fn batch_keys_either_case() {
-        let b = BatchReply::from_value(
-            json!({"success":true,"Results":[{"success":true,"message":"a"}],"Completed":1,"Failed":0}),
-        );
-        assert_eq!((b.results.len(), b.completed, b.failed), (1, 1, 0));
-        let l =
-            BatchReply::from_value(json!({"success":true,"results":[],"completed":0,"failed":2}));
-        assert_eq!(l.failed, 2);
     }
 
     #[test]

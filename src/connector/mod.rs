@@ -24,7 +24,7 @@ mod error;
 pub mod transport;
 
 pub use catalog_fetch::CatalogReply;
-pub use envelope::{BatchReply, Envelope, rewrite_version_skew};
+pub use envelope::{Envelope, rewrite_version_skew};
 pub use error::ConnectorError;
 
 use crate::discovery::{self, AgentHome, Instance};
@@ -46,8 +46,6 @@ pub const RETRY_INTERVAL: Duration = Duration::from_millis(500);
 pub const RETRY_CEILING: Duration = Duration::from_secs(60);
 /// The catalog fetch never waits longer than this.
 pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
-/// A batch never waits longer than this.
-pub const BATCH_TIMEOUT_CAP: Duration = Duration::from_secs(300);
 
 /// Who is calling, sent as `meta.client_kind`. The Connector reads but does not use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -133,13 +131,6 @@ struct SentCommand {
     port: u16,
 }
 
-/// One item of a `/commands` batch.
-#[derive(Debug, Clone)]
-pub struct BatchItem {
-    pub command: String,
-    pub params: Option<Map<String, Value>>,
-}
-
 /// What kind of exchange, for the retry and unknown-outcome rules.
 #[derive(Debug, Clone)]
 enum Exchange {
@@ -154,7 +145,6 @@ enum Exchange {
         resend_ok: bool,
     },
     Preflight,
-    Batch,
 }
 
 impl Exchange {
@@ -164,7 +154,6 @@ impl Exchange {
         match self {
             Exchange::Command { tool, .. } => tool != "list",
             Exchange::Preflight => true,
-            Exchange::Batch => false,
         }
     }
 }
@@ -390,43 +379,6 @@ impl ConnectorClient {
         })
     }
 
-    /// Sends a `/commands` batch (§2.6). Never resent: a broken exchange is an unknown outcome.
-    pub async fn batch(
-        &self,
-        items: &[BatchItem],
-        fail_fast: bool,
-        atomic: bool,
-    ) -> Result<BatchReply, ConnectorError> {
-        let commands: Vec<Value> = items
-            .iter()
-            .map(|i| match &i.params {
-                Some(p) => json!({"command": i.command, "params": p}),
-                None => json!({"command": i.command}),
-            })
-            .collect();
-        let body = serde_json::to_vec(
-            &json!({"commands": commands, "options": {"fail_fast": fail_fast, "atomic": atomic}}),
-        )
-        .expect("a JSON value always serializes");
-        let timeout = self.inner.timeout.min(BATCH_TIMEOUT_CAP);
-        let (raw, _, _) = self
-            .exchange("/commands", body, &Exchange::Batch, timeout)
-            .await?;
-        if raw.status != 200 {
-            let env = decode(raw, None)?;
-            return Err(ConnectorError::Rejected { envelope: env });
-        }
-        let v: Value = serde_json::from_slice(&raw.body).map_err(|e| {
-            ConnectorError::InvalidResponse(format!("batch reply is not JSON: {e}"))
-        })?;
-        if v.get("success").and_then(Value::as_bool) == Some(false) {
-            return Err(ConnectorError::Rejected {
-                envelope: Envelope::from_value(v),
-            });
-        }
-        Ok(BatchReply::from_value(v))
-    }
-
     /// Sends `body` to `path`, resending per the module rules. Returns the response, its body
     /// parsed when this exchange expects an envelope, and the port that produced it.
     ///
@@ -443,10 +395,7 @@ impl ConnectorClient {
         // The Connector refuses an oversized body on its declared length without reading it,
         // and the unread bytes may come back as a reset that looks like a broken exchange
         // (resent, then "outcome unknown" for a request that never ran). Refuse it here.
-        let limit = match kind {
-            Exchange::Batch => hera_connector_contract::wire::MAX_BATCH_BODY,
-            _ => hera_connector_contract::wire::MAX_COMMAND_BODY,
-        };
+        let limit = hera_connector_contract::wire::MAX_COMMAND_BODY;
         if body.len() > limit {
             return Err(ConnectorError::InvalidRequest {
                 code: "REQUEST_TOO_LARGE",
@@ -531,7 +480,6 @@ impl ConnectorClient {
                     let resend_ok = match kind {
                         Exchange::Command { resend_ok, .. } => *resend_ok,
                         Exchange::Preflight => true,
-                        Exchange::Batch => false,
                     };
                     if !resend_ok {
                         return Err(self.outcome_unknown(kind, &target, reason));
@@ -606,7 +554,6 @@ impl ConnectorClient {
             Exchange::Command {
                 tool, operation_id, ..
             } => (tool.clone(), operation_id.to_string()),
-            Exchange::Batch => ("(batch)".to_string(), String::new()),
             Exchange::Preflight => ("(preflight)".to_string(), String::new()),
         };
         ConnectorError::OutcomeUnknown {
@@ -632,7 +579,6 @@ impl ConnectorClient {
         let unknown = delivered
             && match kind {
                 Exchange::Command { idempotent, .. } => !idempotent,
-                Exchange::Batch => true,
                 Exchange::Preflight => false,
             };
         if unknown {

@@ -802,3 +802,47 @@ fn payloads_that_break_their_published_schemas_reach_the_agent_intact() {
         }
     }
 }
+
+/// D16: the real Connector answers a resend whose ledger record it cannot parse with
+/// `INTERNAL_ERROR` and runs nothing (the simulator does the same). For a change, that is an
+/// unknown outcome with its operation id, never a silent re-run and never success.
+#[test]
+fn a_resend_whose_ledger_record_is_corrupt_is_an_unknown_outcome_and_runs_nothing() {
+    let home = Home::new();
+    let sim = home.editor("CorruptLedger");
+    let op = "op_d16_corrupt_record_0001";
+    let args = r#"{"name":"Once"}"#;
+    let create = |home: &Home| {
+        home.run(&[
+            "call",
+            "manage_gameobject",
+            "create",
+            "--args",
+            args,
+            "--operation-id",
+            op,
+        ])
+    };
+    create(&home).expect(0);
+    let creates = || sim.side_effects_of("manage_gameobject", Some("create"));
+    assert_eq!(creates(), 1);
+    // The record is final once marked `responded`; corrupt it after that last write.
+    let record = sim.ledger_dir().join(format!("{op}.json"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !std::fs::read_to_string(&record).is_ok_and(|t| t.contains("\"responded\"")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "record never responded"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::write(&record, b"{\"operation_id\": garbage").unwrap();
+
+    let again = create(&home);
+    again.expect(1);
+    let e = again.error();
+    assert_eq!(e["code"], "OPERATION_OUTCOME_UNKNOWN", "{e}");
+    assert_eq!(e["data"]["editor_code"], "INTERNAL_ERROR", "{e}");
+    assert_eq!(e["data"]["operation_id"], op, "{e}");
+    assert_eq!(creates(), 1, "nothing ran twice");
+}
