@@ -3,30 +3,19 @@
 //! validated from its published schema, and ambiguous safety rules end as `INTERNAL_ERROR`.
 
 use crate::common::*;
-use hera_connector_contract::catalog::{RiskClass, SafetyDecl, SafetyRule, Source, ToolEntry};
+use hera_connector_contract::catalog::{RiskClass, SafetyDecl, SafetyRule, ToolEntry};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 fn tool(name: &str, mode: &str, safety: SafetyDecl) -> ToolEntry {
-    ToolEntry {
-        name: name.into(),
-        title: name.into(),
-        description: "A project's own tool.".into(),
-        source: Source {
-            kind: "custom".into(),
-            assembly: "Assembly-CSharp-Editor".into(),
-            type_name: format!("Game.{name}"),
-        },
-        contract_mode: mode.into(),
-        profiles: vec![],
-        aliases: vec![],
-        examples: vec![],
-        input_schema: json!({"type":"object","additionalProperties":false,
+    custom_tool(
+        name,
+        mode,
+        &[],
+        safety,
+        json!({"type":"object","additionalProperties":false,
             "properties":{"a":{"type":"boolean"},"b":{"type":"boolean"},"size":{"type":"integer"}}}),
-        output_schema: json!({"type":"object"}),
-        actions: vec![],
-        safety: safety.normalize(None),
-    }
+    )
 }
 
 #[test]

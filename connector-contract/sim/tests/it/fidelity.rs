@@ -6,30 +6,19 @@ use crate::common::*;
 use hera_connector_contract::canonical::{
     EditorZone, arguments_hash_json, arguments_hash_json_in, arguments_hash_of_value, parse,
 };
-use hera_connector_contract::catalog::{SafetyDecl, Source, ToolEntry};
+use hera_connector_contract::catalog::{SafetyDecl, ToolEntry};
 use hera_connector_sim::{Fault, Reload};
 use serde_json::{Value, json};
 use std::time::Duration;
 
 fn custom(name: &str, mode: &str, profiles: &[&str], safety: SafetyDecl) -> ToolEntry {
-    ToolEntry {
-        name: name.into(),
-        title: name.into(),
-        description: "A project's own tool.".into(),
-        source: Source {
-            kind: "custom".into(),
-            assembly: "Assembly-CSharp-Editor".into(),
-            type_name: format!("Game.{name}"),
-        },
-        contract_mode: mode.into(),
-        profiles: profiles.iter().map(|p| p.to_string()).collect(),
-        aliases: vec![],
-        examples: vec![],
-        input_schema: json!({"type":"object","properties":{"size":{"type":"integer"}}}),
-        output_schema: json!({"type":"object"}),
-        actions: vec![],
-        safety: safety.normalize(None),
-    }
+    custom_tool(
+        name,
+        mode,
+        profiles,
+        safety,
+        json!({"type":"object","properties":{"size":{"type":"integer"}}}),
+    )
 }
 
 fn body_with(tool: &str, params: &Value, meta: Value) -> String {
