@@ -595,6 +595,21 @@ struct SeqRun {
 }
 
 impl SeqRun {
+    /// A run of `steps_total` steps that has done nothing yet.
+    fn new(action: &'static str, source: Value, steps_total: usize, with_steps: bool) -> SeqRun {
+        SeqRun {
+            action,
+            source,
+            steps_total,
+            completed: Vec::new(),
+            hold_ms: 0,
+            frames: 0,
+            released_keys: Vec::new(),
+            released_buttons: Vec::new(),
+            with_steps,
+        }
+    }
+
     fn payload(&self, ed: &Editor, failed: Option<(usize, &str)>) -> Value {
         json!({
             "backend": INPUTSYSTEM, "evidence_level": INPUTSYSTEM, "action": self.action,
@@ -685,17 +700,7 @@ fn sequence(ed: &mut Editor, a: Args) -> Handled {
     if let Some(i) = steps.iter().position(|s| !s.is_object()) {
         return Err(Fail::invalid("steps", format!("step {i} is not an object")));
     }
-    let mut run = SeqRun {
-        action: "sequence",
-        source: Value::Null,
-        steps_total: steps.len(),
-        completed: Vec::new(),
-        hold_ms: 0,
-        frames: 0,
-        released_keys: Vec::new(),
-        released_buttons: Vec::new(),
-        with_steps: true,
-    };
+    let mut run = SeqRun::new("sequence", Value::Null, steps.len(), true);
     run_steps(ed, &mut run, &steps)?;
     ok("Input sequence", run.payload(ed, None))
 }
@@ -722,18 +727,9 @@ fn replay(ed: &mut Editor, a: Args) -> Handled {
         .cloned()
         .collect();
     let bytes = std::fs::metadata(&full).map_or(0, |m| m.len());
-    let mut run = SeqRun {
-        action: "replay",
-        source: json!({"schema": RECORDING_SCHEMA, "path": path, "bytes": bytes,
-                       "update_type": file["update_type"].as_str()}),
-        steps_total: steps.len(),
-        completed: Vec::new(),
-        hold_ms: 0,
-        frames: 0,
-        released_keys: Vec::new(),
-        released_buttons: Vec::new(),
-        with_steps: false,
-    };
+    let source = json!({"schema": RECORDING_SCHEMA, "path": path, "bytes": bytes,
+                        "update_type": file["update_type"].as_str()});
+    let mut run = SeqRun::new("replay", source, steps.len(), false);
     run_steps(ed, &mut run, &steps)?;
     ok("Input replay", run.payload(ed, None))
 }
