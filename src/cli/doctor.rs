@@ -531,7 +531,11 @@ fn trust_checks(
 
 /// Checks that need no Editor.
 fn local_checks(g: &Globals) -> Vec<Check> {
-    let mut v = vec![results_dir_check(&g.home.results_dir()), mcp_check()];
+    let mut v = vec![
+        results_dir_check(&g.home.results_dir()),
+        job_results_check(&g.home.status_dir()),
+        mcp_check(),
+    ];
     v.extend(client_checks());
     v
 }
@@ -576,6 +580,32 @@ fn results_dir_check(dir: &Path) -> Check {
             None => check("results_dir", TITLE, Status::Ok, dir.display().to_string()),
         },
     }
+}
+
+/// Finished jobs' results on the file bus: the Connector never removes them, we do after a week.
+fn job_results_check(status_dir: &Path) -> Check {
+    use crate::tasks::retention::{RESULT_RETENTION, survey};
+    let days = RESULT_RETENTION.as_secs() / 86_400;
+    let s = survey(status_dir, std::time::SystemTime::now());
+    let more = if s.truncated {
+        " (folder only partly read)"
+    } else {
+        ""
+    };
+    let mut detail = format!(
+        "{} result file(s), {} KiB{more}, in {}; each is removed {days} days after its job \
+         finished, when a later job starts",
+        s.count,
+        s.bytes.div_ceil(1024),
+        status_dir.display()
+    );
+    if s.expired > 0 {
+        detail.push_str(&format!(
+            "; {} older than that, removed at the next test run or package job",
+            s.expired
+        ));
+    }
+    check("job_results", "finished job results", Status::Ok, detail)
 }
 
 fn mcp_check() -> Check {

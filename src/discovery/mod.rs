@@ -29,6 +29,8 @@ pub use alive::{
     ALIVE_POLL_CAP, AliveEvent, describe_state, is_alive_now, wait_for_alive_observed,
 };
 pub use home::{AgentHome, user_home};
+#[cfg(unix)]
+pub use instance::our_uid;
 pub use instance::{
     Instance, MAX_HEARTBEAT_BYTES, STALE_AFTER_MS, Scan, now_ms, parse_heartbeat, scan, scan_async,
 };

@@ -114,8 +114,8 @@ fn task_envelope(id: &DurableTaskId, state: &TaskState) -> Envelope {
         .with_operation_id(id.o.clone()),
         TaskState::NotFound => Envelope::error(
             "TASK_NOT_FOUND",
-            "no pending or finished job matches this task id (it never started, or its files \
-             were cleaned up)",
+            "no pending or finished job matches this task id (it never started here, or its \
+             result was removed: results are kept for 7 days)",
         )
         .with_data(json!({"task_id": encoded})),
     }

@@ -485,6 +485,20 @@ impl Session {
                 reply.operation_id.as_str(),
                 now_ms(),
             );
+            if matches!(job, Some(Ok(_))) {
+                // Each job leaves a result the Connector never removes: the old ones go now.
+                let swept = tasks::retention::sweep(
+                    &self.home().status_dir(),
+                    std::time::SystemTime::now(),
+                );
+                if swept.removed + swept.failed > 0 {
+                    tracing::debug!(
+                        removed = swept.removed,
+                        failed = swept.failed,
+                        "old job results on the file bus"
+                    );
+                }
+            }
             let date_like = super::dates::refused_date_strings(&reply.envelope, &arguments);
             return Ok(CallOutcome::Answered(Box::new(EditorAnswer {
                 envelope: reply.envelope,

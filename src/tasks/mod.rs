@@ -3,8 +3,13 @@
 //!
 //! A job is named by a durable task id (`hera_task_…`, §7.5) that carries everything needed to
 //! find its files, so any process (this server after a restart, the CLI's `task status`) can
-//! read its state. Result files are read, never deleted: the handle stays readable until the
-//! Connector cleans the file bus.
+//! read its state. Result files are read without deleting them, so the handle stays readable;
+//! the Connector never cleans them, so the adapter removes those older than a week when it
+//! starts a job.
+//!
+//! - `retention`: which result files are stale, and their removal.
+
+pub mod retention;
 
 use hera_connector_contract::task_id::{DurableTaskId, TaskKind};
 use hera_connector_contract::wire::file_bus;

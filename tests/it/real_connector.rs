@@ -846,3 +846,187 @@ fn a_resend_whose_ledger_record_is_corrupt_is_an_unknown_outcome_and_runs_nothin
     assert_eq!(e["data"]["operation_id"], op, "{e}");
     assert_eq!(creates(), 1, "nothing ran twice");
 }
+
+/// D14: the Connector's batch endpoint counts failed items as completed, turns a batch whose
+/// item has no command into `INTERNAL_ERROR` after earlier items ran, and pre-scans an unknown
+/// action with the tool's own safety. The adapter never batches: every call from either
+/// front-end, reads, changes, approved changes and jobs alike, is its own `/command`, so none
+/// of that reaches a user.
+#[test]
+fn every_call_is_its_own_command_and_never_a_batch() {
+    let home = Home::new();
+    let sim = home.editor("NoBatch");
+    let upstream = sim.port();
+    let tap = WireTap::start(move || upstream);
+    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+
+    home.run(&["call", "scene", "info"]).expect(0);
+    home.run(&[
+        "call",
+        "manage_gameobject",
+        "create",
+        "--args",
+        r#"{"name":"ByPerson"}"#,
+    ])
+    .expect(0);
+    home.run(&["call", "console", "--args", r#"{"clear":true}"#, "--yes"])
+        .expect(0);
+    let mut p = agent(&home);
+    for args in [json!({"action":"info"}), json!({"action":"hierarchy"})] {
+        let r = p.call_structured("tool_call", json!({"name":"scene","arguments":args}));
+        assert_eq!(r["success"], true, "{r}");
+    }
+    let r = p.call_structured(
+        "tool_call",
+        json!({"name":"manage_gameobject","arguments":{"action":"create","name":"ByAgent"}}),
+    );
+    assert_eq!(r["success"], true, "{r}");
+
+    let seen = tap.requests();
+    let commands = seen.iter().filter(|t| t.path == "/command").count();
+    assert!(commands >= 6, "one /command per call: {commands}");
+    let batches: Vec<&str> = seen
+        .iter()
+        .map(|t| t.path.as_str())
+        .filter(|p| *p != "/command" && *p != "/approval/preflight")
+        .collect();
+    assert!(batches.is_empty(), "only single commands: {batches:?}");
+    assert_eq!(sim.requests_seen("/commands"), 0);
+    assert_eq!(sim.side_effects_of("manage_gameobject", Some("create")), 2);
+}
+
+/// D15: the Editor's preflight summary names the target from the raw arguments as sent; for a
+/// package that is `parameters: action,identifier`, which names no package. The client asks
+/// for the token with exactly the params the command then carries (the token is bound to
+/// them), shows the Editor's target unchanged, and says beside it what the change affects.
+#[test]
+fn an_approval_shows_the_editors_raw_target_beside_what_the_change_affects() {
+    let home = Home::new();
+    let sim = home.editor("RawTarget");
+    let upstream = sim.port();
+    let tap = WireTap::start(move || upstream);
+    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    let args = r#"{"identifier":"com.unity.ai.navigation"}"#;
+
+    let asked = home.run(&["call", "manage_packages", "add", "--args", args]);
+    asked.expect(4);
+    assert_eq!(
+        asked.error()["data"]["summary"]["target"],
+        "parameters: action,identifier",
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        asked
+            .stderr
+            .contains("target:           parameters: action,identifier"),
+        "{}",
+        asked.stderr
+    );
+    assert!(
+        asked
+            .stderr
+            .contains("affects:          package com.unity.ai.navigation"),
+        "{}",
+        asked.stderr
+    );
+    assert_eq!(sim.side_effects(), 0);
+
+    home.run(&["call", "manage_packages", "add", "--args", args, "--yes"])
+        .expect(0);
+    let seen = tap.requests();
+    let preflight = seen
+        .iter()
+        .rfind(|t| t.path == "/approval/preflight")
+        .expect("a preflight");
+    let command = seen
+        .iter()
+        .rfind(|t| t.path == "/command" && t.body["command"] == "manage_packages")
+        .expect("the command");
+    assert_eq!(preflight.body["arguments"], command.body["params"]);
+    assert!(command.body["meta"]["approval_token"].is_string());
+    assert_eq!(sim.side_effects_of("manage_packages", Some("add")), 1);
+}
+
+/// D20: the Connector never removes a finished job's result, so the status folder grows with
+/// every test run and package job. Results stay readable for a week; when a job starts, ours
+/// older than that are removed, and nothing else: not a recent result, not a pending job, not
+/// a symlink, not a file another user owns. `doctor` says what the folder holds.
+#[test]
+fn results_older_than_a_week_are_removed_when_a_job_starts_and_nothing_else() {
+    use std::time::{Duration, SystemTime};
+    let home = Home::new();
+    let sim = home.editor("OldResults");
+    let port = sim.port();
+    let status = home.path().join(".hera-agent-unity").join("status");
+    std::fs::create_dir_all(&status).unwrap();
+    let old = SystemTime::now() - Duration::from_secs(8 * 24 * 60 * 60);
+    let plant = |name: String, at: SystemTime| {
+        let path = status.join(&name);
+        std::fs::write(&path, br#"{"success":true,"message":"done"}"#).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+        path
+    };
+    let expired = [
+        plant(format!("test-results-{port}-oldrun.json"), old),
+        plant(format!("package-result-{port}-pkg-oldjob.json"), old),
+    ];
+    let kept = vec![
+        plant(
+            format!("test-results-{port}-recent.json"),
+            SystemTime::now(),
+        ),
+        plant(format!("test-pending-{port}-oldpending.json"), old),
+        plant(format!("build-result-{port}.json"), old),
+    ];
+    let elsewhere = home.path().join("kept-elsewhere.json");
+    std::fs::write(&elsewhere, b"{}").unwrap();
+    let link = status.join(format!("test-results-{port}-link.json"));
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    // Owned by another user: only possible to arrange when the tests run as root.
+    let foreign = plant(format!("test-results-{port}-foreign.json"), old);
+    let chowned = std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).is_ok();
+
+    let d = home.run(&["doctor", "--json"]).json();
+    let check = d["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "job_results")
+        .cloned()
+        .unwrap_or_else(|| panic!("no job_results check: {d}"));
+    let detail = check["detail"].as_str().unwrap();
+    let ours = if chowned { 3 } else { 4 };
+    assert!(
+        detail.starts_with(&format!("{ours} result file(s)")),
+        "{detail}"
+    );
+    let expired_count = if chowned { 2 } else { 3 };
+    assert!(
+        detail.contains(&format!("; {expired_count} older than that")),
+        "{detail}"
+    );
+
+    // A read starts no job and removes nothing.
+    home.run(&["call", "scene", "info"]).expect(0);
+    assert!(expired.iter().all(|p| p.exists()));
+
+    let r = home.run(&["call", "run_tests", "--args", r#"{"mode":"EditMode"}"#]);
+    r.expect(0);
+    for p in &expired {
+        assert!(!p.exists(), "removed: {}", p.display());
+    }
+    for p in &kept {
+        assert!(p.exists(), "kept: {}", p.display());
+    }
+    assert!(
+        std::fs::symlink_metadata(&link).is_ok() && elsewhere.exists(),
+        "a symlink is neither followed nor removed"
+    );
+    assert_eq!(foreign.exists(), chowned, "another user's file is kept");
+}

@@ -4,7 +4,12 @@
 //! It runs outside the command lock (a long command must not block approvals) and never
 //! touches the ledger. The binding's `arguments_hash` is computed over the **raw** `arguments`
 //! text, so the later `/command` must send byte-identical params; validation and safety use
-//! the normalized copy, like `/command` does.
+//! the normalized copy, like `/command` does. The summary's `target` is read from the raw
+//! `arguments` too, so aliases, positional `args` and uncoerced values show as they were sent.
+//!
+//! `operation_id`, `tool` and `action` are read the way Newtonsoft's `Value<string>()` reads a
+//! token: a number or boolean becomes its text, and an object or array throws, which the
+//! Connector answers `INTERNAL_ERROR`.
 
 use crate::approval::Binding;
 use crate::catalog;
@@ -46,6 +51,25 @@ fn refuse(e: Envelope) -> Answer {
     Answer::ok(e.to_text())
 }
 
+/// A request member as `Value<string>()` reads it: `Ok(None)` for absent or null, the text of a
+/// string, number or boolean (.NET writes `True`/`False`), `Err` for an object or array.
+fn member_text(o: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Bool(b)) => Ok(Some(if *b { "True" } else { "False" }.to_string())),
+        Some(other) => Err(format!(
+            "Cannot cast {} to string ({key}).",
+            if other.is_array() {
+                "JArray"
+            } else {
+                "JObject"
+            }
+        )),
+    }
+}
+
 /// The `/approval/preflight` endpoint.
 pub async fn preflight(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
     let Some(_slot) = c.enqueue() else {
@@ -60,25 +84,22 @@ pub async fn preflight(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         ))
     };
     let o = &req.object;
-    let Some(operation_id) = o
-        .get("operation_id")
-        .and_then(Value::as_str)
-        .and_then(|s| OperationId::parse(s).ok())
-    else {
+    // `operation_id` and `tool` are read first; `action` only once the tool is known.
+    let (operation_id, tool_name) = match (member_text(o, "operation_id"), member_text(o, "tool")) {
+        (Ok(op), Ok(tool)) => (op, tool),
+        (Err(e), _) | (_, Err(e)) => return refuse(internal_error(e)),
+    };
+    let Some(operation_id) = operation_id.and_then(|s| OperationId::parse(&s).ok()) else {
         return bad("operation_id must be 8-128 letters, digits, '_' or '-'");
     };
-    let Some(tool_name) = o
-        .get("tool")
-        .and_then(Value::as_str)
-        .filter(|s| !s.trim().is_empty())
-    else {
+    let Some(tool_name) = tool_name.filter(|s| !s.trim().is_empty()) else {
         return bad("tool is missing");
     };
     let Some(arguments) = o.get("arguments").and_then(Value::as_object) else {
         return bad("arguments must be a JSON object");
     };
     let tools = c.tools.lock().expect("tools");
-    let Some(tool) = tools.get(tool_name) else {
+    let Some(tool) = tools.get(tool_name.as_str()) else {
         return refuse(Envelope::error(
             "UNKNOWN_TOOL",
             format!("Tool not found: {tool_name}"),
@@ -92,7 +113,11 @@ pub async fn preflight(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         }
         Some(tool.action(&t).map(|a| a.name.clone()).unwrap_or(t))
     };
-    let from_request = o.get("action").filter(|v| !v.is_null()).map(normalize);
+    let request_action = match member_text(o, "action") {
+        Ok(a) => a,
+        Err(e) => return refuse(internal_error(e)),
+    };
+    let from_request = request_action.map(|a| normalize(&Value::String(a)));
     let from_args = arguments
         .get("action")
         .filter(|v| !v.is_null())
@@ -162,7 +187,8 @@ pub async fn preflight(c: &Arc<Connector>, req: ParsedRequest) -> Answer {
         "summary": {
             "tool": tool_name,
             "action": action,
-            "target": summary_target(&normalized),
+            // The raw arguments, as the Connector reads them (not the normalized copy).
+            "target": summary_target(arguments),
             "side_effect": safety.side_effect_scope,
             "reversible": safety.reversible,
             "may_reload_domain": safety.may_reload_domain,

@@ -139,6 +139,51 @@ fn preflight_refusals() {
     }
 }
 
+/// The summary's target is read from the raw `arguments`, as sent: positional `args` name no
+/// target, and an action given only on the request is not among them. Members
+/// are read as `Value<string>()` reads them: a number is its text, an object throws.
+#[test]
+fn preflight_summary_reads_the_raw_arguments_and_members_as_newtonsoft_does() {
+    let f = start();
+    let p = f.port();
+    let pf = |body: Value| {
+        let r = post(p, "/approval/preflight", &body.to_string());
+        assert_eq!(r.status, 200);
+        r.json()
+    };
+    let target = |v: &Value| {
+        assert_eq!(v["success"], true, "{v}");
+        v["data"]["summary"]["target"].as_str().unwrap().to_string()
+    };
+    // Positional arguments: the Connector maps them for validation, the target lists the key.
+    let v = pf(json!({"operation_id":op(),"tool":"scene","action":"close",
+                      "arguments":{"args":["close", SCENE]}}));
+    assert_eq!(target(&v), "parameters: args");
+    // The action given only on the request is not among the raw arguments.
+    let v = pf(json!({"operation_id":op(),"tool":"console","action":null,
+                      "arguments":{"clear":"true"}}));
+    assert_eq!(target(&v), "parameters: clear");
+    let v = pf(
+        json!({"operation_id":op(),"tool":"manage_packages","action":"add",
+                      "arguments":{"identifier":"com.unity.ai.navigation"}}),
+    );
+    assert_eq!(target(&v), "parameters: identifier");
+    // Members: a number is its text; an object throws inside the Connector.
+    let v = pf(
+        json!({"operation_id":12345678,"tool":"scene","action":"close",
+                      "arguments":{"path":SCENE}}),
+    );
+    assert_eq!(v["data"]["operation_id"], "12345678", "{v}");
+    for body in [
+        json!({"operation_id":{"id":1},"tool":"scene","arguments":{}}),
+        json!({"operation_id":op(),"tool":["scene"],"arguments":{}}),
+        json!({"operation_id":op(),"tool":"scene","action":{"a":1},"arguments":{}}),
+    ] {
+        assert_eq!(code(&pf(body.clone())), "INTERNAL_ERROR", "{body}");
+    }
+    assert_eq!(f.sim.side_effects(), 0);
+}
+
 #[test]
 fn round_trip_then_reuse_is_refused() {
     let f = start();
