@@ -254,8 +254,8 @@ fn the_catalog_hash_is_sent_only_for_a_strict_catalog_by_both() {
     }
 }
 
-/// Rule: waiting for a busy Editor. One readiness rule: a fresh heartbeat is callable whatever
-/// its state (a compiling Editor still answers), a stale busy one is waited for (bounded) and
+/// Rule: waiting for a busy Editor (and D8). One readiness rule: a fresh heartbeat is callable
+/// whatever its state (a compiling Editor still answers), a stale busy one is waited for (bounded) and
 /// then refused with `EDITOR_NOT_READY` naming the state; nothing is sent meanwhile.
 #[test]
 fn a_busy_editor_is_judged_by_one_readiness_rule() {

@@ -753,7 +753,7 @@ fn arguments_nested_deeper_than_the_connector_reads_are_refused_before_sending()
     assert_eq!(sim.requests_seen("/command"), sent + 1, "sent");
 }
 
-/// The real Connector's payloads often disagree with the output schemas it publishes (scalars
+/// D17: the real Connector's payloads often disagree with the output schemas it publishes (scalars
 /// where an open object is declared, bare integers where object items are, camelCase keys, an
 /// array `data`). The adapter never judges a payload by the Editor's declared schema: each
 /// reaches the agent whole, successful, and inside the adapter's own advertised outputSchema,
