@@ -81,6 +81,13 @@ impl CatalogSnapshot {
     pub fn is_legacy(&self) -> bool {
         self.kind == CatalogKind::Legacy
     }
+    /// A listing used because an Editor that publishes a strict catalog could not build it (one
+    /// custom tool's contract is broken): not an old Connector, and it recovers on a reload.
+    pub fn listing_in_place_of_strict(&self) -> bool {
+        use hera_connector_contract::wire::{FEATURE_DOMAIN_EPOCH, FEATURE_TOOL_CATALOG};
+        let has = |f: &str| self.key.features.iter().any(|x| x == f);
+        self.is_legacy() && has(FEATURE_TOOL_CATALOG) && has(FEATURE_DOMAIN_EPOCH)
+    }
     pub fn catalog_hash(&self) -> &str {
         &self.key.catalog_hash
     }

@@ -445,7 +445,23 @@ async fn catalog_check(g: &Globals, client: &ConnectorClient) -> Check {
                 s.catalog_hash(),
                 s.domain_epoch()
             );
-            if s.is_legacy() {
+            if s.listing_in_place_of_strict() {
+                check(
+                    "catalog",
+                    TITLE,
+                    Status::Warn,
+                    format!(
+                        "the Editor publishes a strict catalog but cannot build it now; using \
+                         its per-tool listing (compact exposure only, no catalog hash, safety \
+                         guessed, approval decided by the Editor): {detail}"
+                    ),
+                )
+                .fix(
+                    "A custom tool's contract is broken (the Unity console names it, and \
+                     `list` marks it): fix its parameters, then let Unity reload; the strict \
+                     catalog is used again after the reload",
+                )
+            } else if s.is_legacy() {
                 check(
                     "catalog",
                     TITLE,

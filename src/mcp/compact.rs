@@ -174,13 +174,21 @@ fn with_searched_actions(
     e
 }
 
+/// The warning that travels with every search and describe while the catalog is not the
+/// Editor's live, strict one.
+pub(crate) const LISTING_FALLBACK_NOTE: &str = "The Unity Editor cannot build its tool catalog (a \
+custom tool's contract is broken; its console names it), so tools come from its per-tool \
+listing: safety is guessed and the Editor asks for approval where it must. Tell the user; the \
+full catalog returns once the tool is fixed and Unity reloads.";
+
 fn catalog_note(view: &CatalogView, env: Envelope) -> Envelope {
-    match view.origin {
-        Origin::Live => env,
-        Origin::Cached => env.with_hint(
-            "The Editor is not connected; this answer comes from the last cached catalog and may \
-             be out of date.",
-        ),
+    let cached = "The Editor is not connected; this answer comes from the last cached catalog and \
+                  may be out of date.";
+    match (view.origin, view.snapshot.listing_in_place_of_strict()) {
+        (Origin::Live, false) => env,
+        (Origin::Live, true) => env.with_hint(LISTING_FALLBACK_NOTE),
+        (Origin::Cached, false) => env.with_hint(cached),
+        (Origin::Cached, true) => env.with_hint(format!("{cached} {LISTING_FALLBACK_NOTE}")),
     }
 }
 

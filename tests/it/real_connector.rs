@@ -162,6 +162,61 @@ fn a_catalog_the_editor_cannot_build_falls_back_to_its_listing() {
     for s in &sent {
         assert!(s["meta"]["catalog_hash"].is_null(), "no catalog hash: {s}");
     }
+    // The agent is warned with every search, and doctor says what to fix.
+    let found = p.call_structured("tool_search", json!({"query":"scene info"}));
+    let hint = found["agent_hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("cannot build its tool catalog") && hint.contains("Unity reloads"),
+        "{found}"
+    );
+    let d = home.run(&["doctor", "--json"]).json();
+    let catalog = d["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "catalog")
+        .cloned()
+        .unwrap();
+    assert_eq!(catalog["status"], "warn", "{catalog}");
+    assert!(
+        catalog["fix"]
+            .as_str()
+            .unwrap()
+            .contains("custom tool's contract is broken"),
+        "{catalog}"
+    );
+
+    // Fixed and reloaded: the strict catalog is used again, hash and all, by the same session.
+    assert!(sim.remove_tool("broken_tool"));
+    sim.reload(hera_connector_sim::Reload::default());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let found = p.call_structured("tool_search", json!({"query":"scene info"}));
+        if found.get("agent_hint").is_none() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still on the listing: {found}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let read = p.call_structured(
+        "tool_call",
+        json!({"name":"scene","arguments":{"action":"info"}}),
+    );
+    assert_eq!(read["success"], true, "{read}");
+    let last = tap
+        .requests()
+        .into_iter()
+        .rfind(|t| t.path == "/command" && t.body["command"] == "scene")
+        .unwrap();
+    assert_eq!(
+        last.body["meta"]["catalog_hash"].as_str(),
+        Some(sim.catalog_hash().as_str()),
+        "strict again: {}",
+        last.body
+    );
 }
 
 /// D2: the Editor publishes a legacy custom tool in a normal profile (only its own tests check
