@@ -338,6 +338,19 @@ pub fn refusal(
     profile: &str,
     allow_arbitrary_code: bool,
 ) -> Option<Refusal> {
+    if snapshot.listing_in_place_of_strict() {
+        return Some(Refusal {
+            code: "STRICT_CATALOG_REQUIRED",
+            message: "profile and full exposure need the Editor's strict tool catalog, which the \
+                      Unity Editor cannot build now: a custom tool's contract is broken (the \
+                      Unity console names it). Fix that tool and let Unity reload, or restart \
+                      the MCP server with --exposure compact (the default), which works from \
+                      the Editor's per-tool listing meanwhile."
+                .into(),
+            data: json!({"profile": profile, "reason": "catalog_build_failed",
+                "suggestion": "--exposure compact"}),
+        });
+    }
     if snapshot.is_legacy() {
         return Some(Refusal {
             code: "STRICT_CATALOG_REQUIRED",

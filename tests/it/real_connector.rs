@@ -186,6 +186,30 @@ fn a_catalog_the_editor_cannot_build_falls_back_to_its_listing() {
         "{catalog}"
     );
 
+    // Profile and full exposure cannot be served from a listing, and say why and what to do.
+    let mut native = McpProc::start(home.path(), &[], &["--exposure", "full"], &[]);
+    native.initialize("2025-11-25");
+    // (The first list may be the empty one served before the Editor is reached.)
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let refused = loop {
+        let r = native.request("tools/list", json!({}));
+        if r.get("error").is_some() || std::time::Instant::now() >= deadline {
+            break r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(
+        refused["error"]["data"]["reason"], "catalog_build_failed",
+        "{refused}"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a custom tool's contract is broken"),
+        "{refused}"
+    );
+
     // Fixed and reloaded: the strict catalog is used again, hash and all, by the same session.
     assert!(sim.remove_tool("broken_tool"));
     sim.reload(hera_connector_sim::Reload::default());
