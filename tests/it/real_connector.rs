@@ -7,6 +7,26 @@ use crate::support::mcp::McpProc;
 use crate::support::mcp::wiretap::WireTap;
 use serde_json::{Value, json};
 
+/// A wire tap the Editor's heartbeat points at, so the client's requests pass through it.
+fn tap_between(sim: &hera_connector_sim::Simulator) -> WireTap {
+    let upstream = sim.port();
+    let tap = WireTap::start(move || upstream);
+    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    tap
+}
+
+/// One `doctor --json` check by id.
+fn doctor_check(home: &Home, id: &str) -> Value {
+    let d = home.run(&["doctor", "--json"]).json();
+    d["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {id} check: {d}"))
+}
+
 fn agent(home: &Home) -> McpProc {
     let mut p = McpProc::start(home.path(), &[], &[], &[]);
     p.initialize("2025-11-25");
@@ -20,9 +40,7 @@ fn agent(home: &Home) -> McpProc {
 fn an_edit_mode_test_run_asks_for_async_results() {
     let home = Home::new();
     let sim = home.editor("EditMode");
-    let upstream = sim.port();
-    let tap = WireTap::start(move || upstream);
-    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    let tap = tap_between(&sim);
 
     let r = home.run(&["call", "run_tests", "--args", r#"{"mode":"EditMode"}"#]);
     r.expect(0);
@@ -133,9 +151,7 @@ fn a_catalog_the_editor_cannot_build_falls_back_to_its_listing() {
         custom_tool("broken_tool", "strict", &["custom"]),
         "a JObject parameter without SchemaJson",
     );
-    let upstream = sim.port();
-    let tap = WireTap::start(move || upstream);
-    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    let tap = tap_between(&sim);
 
     let r = home.run(&["call", "scene", "info"]);
     r.expect(0);
@@ -169,14 +185,7 @@ fn a_catalog_the_editor_cannot_build_falls_back_to_its_listing() {
         hint.contains("cannot build its tool catalog") && hint.contains("Unity reloads"),
         "{found}"
     );
-    let d = home.run(&["doctor", "--json"]).json();
-    let catalog = d["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "catalog")
-        .cloned()
-        .unwrap();
+    let catalog = doctor_check(&home, "catalog");
     assert_eq!(catalog["status"], "warn", "{catalog}");
     assert!(
         catalog["fix"]
@@ -660,9 +669,7 @@ fn an_offset_date_on_an_editor_outside_utc_is_sent_without_an_arguments_hash() {
     let sim = home.editor_with("Berlin", |c| {
         c.quirks.zone = hera_connector_contract::canonical::EditorZone { offset_minutes: 60 };
     });
-    let upstream = sim.port();
-    let tap = WireTap::start(move || upstream);
-    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    let tap = tap_between(&sim);
 
     let zoned = json!({"name": "2026-01-01T10:00:00+02:00"}).to_string();
     let r = home.run(&["call", "manage_gameobject", "create", "--args", &zoned]);
@@ -935,9 +942,7 @@ fn a_resend_whose_ledger_record_is_corrupt_is_an_unknown_outcome_and_runs_nothin
 fn every_call_is_its_own_command_and_never_a_batch() {
     let home = Home::new();
     let sim = home.editor("NoBatch");
-    let upstream = sim.port();
-    let tap = WireTap::start(move || upstream);
-    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    let tap = tap_between(&sim);
 
     home.run(&["call", "scene", "info"]).expect(0);
     home.run(&[
@@ -982,9 +987,7 @@ fn every_call_is_its_own_command_and_never_a_batch() {
 fn an_approval_shows_the_editors_raw_target_beside_what_the_change_affects() {
     let home = Home::new();
     let sim = home.editor("RawTarget");
-    let upstream = sim.port();
-    let tap = WireTap::start(move || upstream);
-    sim.set_heartbeat_port(Some(tap.port())).unwrap();
+    let tap = tap_between(&sim);
     let args = r#"{"identifier":"com.unity.ai.navigation"}"#;
 
     let asked = home.run(&["call", "manage_packages", "add", "--args", args]);
@@ -1071,14 +1074,7 @@ fn results_older_than_a_week_are_removed_when_a_job_starts_and_nothing_else() {
     let foreign = plant(format!("test-results-{port}-foreign.json"), old);
     let chowned = std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).is_ok();
 
-    let d = home.run(&["doctor", "--json"]).json();
-    let check = d["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "job_results")
-        .cloned()
-        .unwrap_or_else(|| panic!("no job_results check: {d}"));
+    let check = doctor_check(&home, "job_results");
     let detail = check["detail"].as_str().unwrap();
     let ours = if chowned { 3 } else { 4 };
     assert!(

@@ -25,6 +25,13 @@ fn approved(port: u16) -> (String, String, ApprovalClaims) {
     (id, token, claims)
 }
 
+/// A raw preflight request's answer (always HTTP 200).
+fn preflight_body(port: u16, body: Value) -> Value {
+    let r = post(port, "/approval/preflight", &body.to_string());
+    assert_eq!(r.status, 200);
+    r.json()
+}
+
 #[test]
 fn preflight_issues_a_bound_token_and_summary() {
     let f = start();
@@ -82,11 +89,7 @@ fn preflight_issues_a_bound_token_and_summary() {
 fn preflight_refusals() {
     let f = start();
     let p = f.port();
-    let pf = |body: Value| {
-        let r = post(p, "/approval/preflight", &body.to_string());
-        assert_eq!(r.status, 200);
-        r.json()
-    };
+    let pf = |body: Value| preflight_body(p, body);
     for body in [
         json!({"tool":"scene","arguments":{}}),
         json!({"operation_id":"bad id","tool":"scene","arguments":{}}),
@@ -146,11 +149,7 @@ fn preflight_refusals() {
 fn preflight_summary_reads_the_raw_arguments_and_members_as_newtonsoft_does() {
     let f = start();
     let p = f.port();
-    let pf = |body: Value| {
-        let r = post(p, "/approval/preflight", &body.to_string());
-        assert_eq!(r.status, 200);
-        r.json()
-    };
+    let pf = |body: Value| preflight_body(p, body);
     let target = |v: &Value| {
         assert_eq!(v["success"], true, "{v}");
         v["data"]["summary"]["target"].as_str().unwrap().to_string()
