@@ -223,7 +223,8 @@ pub async fn run_status(g: &Globals, id: &str, json_out: bool) -> Result<u8, Fai
                 if foreign {
                     " for the selected project"
                 } else {
-                    ": neither its pending nor its result file exists"
+                    ": neither its pending nor its result file exists (results are removed \
+                     7 days after the job finished)"
                 }
             ),
             v,
