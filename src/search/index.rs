@@ -372,6 +372,8 @@ pub struct SearchIndex {
     entry_tool: Vec<u32>,
     /// Entry → its own safety is read-only (before tool-level rules arguments may trigger).
     entry_reads: Vec<bool>,
+    /// Entry → what its parameters address: a scene object or a file (see [`Address`]).
+    entry_address: Vec<Option<Address>>,
     /// Entry → the read that answers a question about what this write sets (`set_time` →
     /// `get_time`, `set` → `get`), in the same tool.
     read_sibling: Vec<Option<u32>>,
@@ -396,6 +398,98 @@ struct Group {
 /// Weight of the parts of a component type's camelCase name ("AudioSource" → audio, source):
 /// the whole name means the component; its parts alone would lead to `set_audio`.
 const COMPONENT_PART_WEIGHT: f32 = 0.4;
+
+/// What a call works on, by its parameters' names: a scene object (`instance_id`, `target`) or a
+/// file of the project (`path` and no object parameter). A request that names an object
+/// ("hide the *Enemy*") or a file ("drop *Rock.png* into…") prefers entries that address the
+/// same kind of thing: the verb alone does not tell `manage_gameobject/destroy` from
+/// `manage_assets/delete`, the parameters do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Address {
+    Object,
+    File,
+}
+
+/// Factor on an entry whose parameters address what the request names.
+const ADDRESS_FACTOR: f32 = 1.3;
+
+/// Nouns that follow an asset's name ("the *Glass* material"), so the capitalized word before
+/// them names a file, not a scene object.
+const ASSET_NOUNS: &[&str] = &[
+    "material", "materials", "texture", "textures", "asset", "assets", "file", "files", "folder",
+    "shader", "clip", "controller", "sprite", "model", "mesh", "font", "package", "script",
+    "timeline", "animation",
+];
+
+/// File extensions of Unity assets a request may name.
+const ASSET_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "tga", "psd", "exr", "hdr", "prefab", "unity", "mat", "asset", "fbx",
+    "obj", "blend", "wav", "mp3", "ogg", "anim", "controller", "cs", "shader", "json", "txt",
+    "ttf", "otf", "playable", "mp4", "physicmaterial", "mixer", "spriteatlas", "uxml", "uss",
+];
+
+impl Address {
+    fn of_schema(schema: &Value) -> Option<Address> {
+        let props = schema.get("properties").and_then(Value::as_object)?;
+        if props.contains_key("instance_id") || props.contains_key("target") {
+            Some(Address::Object)
+        } else if props.contains_key("path") || props.contains_key("new_path") {
+            Some(Address::File)
+        } else {
+            None
+        }
+    }
+
+    /// The kind of thing the request names, when it names only one kind.
+    fn of_query(query: &str) -> Option<Address> {
+        let mut file = false;
+        for token in query.split_whitespace() {
+            let t = token.trim_matches(|c: char| !c.is_alphanumeric());
+            if t.contains('/')
+                || t.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty() && ASSET_EXTENSIONS.contains(&ext.to_lowercase().as_str())
+                })
+            {
+                file = true;
+            }
+        }
+        let runs: Vec<&str> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|r| !r.is_empty())
+            .collect();
+        let names = object_names(query);
+        let mut object = false;
+        for (i, run) in runs.iter().enumerate() {
+            let lower = run.to_lowercase();
+            if !names.contains(&lower) || lower == "assets" {
+                continue;
+            }
+            let before = i.checked_sub(1).map(|j| runs[j].to_lowercase());
+            if before.as_deref().is_some_and(|b| {
+                matches!(b, "called" | "named" | "as" | "to" | "into" | "of")
+                    || ASSET_EXTENSIONS.contains(&b)
+            }) {
+                // The new name of something, or a tag/layer value: not what is addressed.
+                continue;
+            }
+            // Skip the rest of a multi-word name; look at the word after it.
+            let mut j = i + 1;
+            while runs.get(j).is_some_and(|r| names.contains(&r.to_lowercase())) {
+                j += 1;
+            }
+            match runs.get(j).map(|r| r.to_lowercase()) {
+                Some(next) if ASSET_NOUNS.contains(&next.as_str()) => file = true,
+                Some(next) if ASSET_EXTENSIONS.contains(&next.as_str()) => file = true,
+                _ => object = true,
+            }
+        }
+        match (object, file) {
+            (true, false) => Some(Address::Object),
+            (false, true) => Some(Address::File),
+            _ => None,
+        }
+    }
+}
 
 /// Per-search accumulators for one level (tools or entries).
 struct Scratch {
@@ -560,6 +654,7 @@ impl SearchIndex {
         let mut entry_name_terms: Vec<Vec<u32>> = Vec::new();
         let mut entry_tool = Vec::new();
         let mut entry_reads = Vec::new();
+        let mut entry_address = Vec::new();
         for (ti, tool) in tools.iter().enumerate() {
             let mut name_text = tool.name.clone();
             for a in &tool.aliases {
@@ -600,6 +695,7 @@ impl SearchIndex {
                 entry_name_terms.push(doc[E_NAME].clone());
                 entry_docs.push(doc);
                 entry_tool.push(ti as u32);
+                entry_address.push(Address::of_schema(&tool.input_schema));
                 entry_reads.push(tool.safety.read_only);
                 entries.push(Entry {
                     action: None,
@@ -623,6 +719,7 @@ impl SearchIndex {
                 entry_name_terms.push(doc[E_NAME].clone());
                 entry_docs.push(doc);
                 entry_tool.push(ti as u32);
+                entry_address.push(Address::of_schema(&action.input_schema));
                 entry_reads.push(action.safety.read_only);
                 let summary = if action.description.trim().is_empty() {
                     synthesized_summary(tool, &action.name, &action.input_schema)
@@ -678,6 +775,7 @@ impl SearchIndex {
             entry_names: Names::build(&entry_name_terms, n_terms),
             entry_tool,
             entry_reads,
+            entry_address,
             read_sibling,
             tool_arbitrary: tools.iter().map(ToolEntry::is_arbitrary_code).collect(),
             tools: metas,
@@ -741,7 +839,10 @@ impl SearchIndex {
                 || matches!(w.surface.as_str(), "component" | "components")
         });
         let cues = synonyms::cues(&all, names_component);
-        let damped: Vec<&str> = cues.iter().flat_map(|c| c.damp.iter().copied()).collect();
+        let damped: Vec<&str> = cues
+            .iter()
+            .flat_map(|c| c.damp.iter().map(String::as_str))
+            .collect();
         // An object's name is not part of what the request asks the catalog for.
         let mut meaningful: std::collections::HashSet<&str> = plain
             .iter()
@@ -963,7 +1064,9 @@ impl SearchIndex {
             }
             admitted[t] == 1
         };
-        let question = is_question(query);
+        let question = is_question(query)
+            && !groups.iter().any(|g| g.cue && g.surface == synonyms::UNHIDE);
+        let addressed = Address::of_query(query);
 
         // (score, tool, entry or None for a tool-only hit)
         let mut ranked: Vec<(f32, u32, Option<u32>)> = Vec::with_capacity(es.touched_total.len());
@@ -977,6 +1080,9 @@ impl SearchIndex {
             let mut score = ts.total[t as usize] + es.total[e as usize];
             if question && self.entry_reads[e as usize] {
                 score *= QUESTION_READ_ONLY_FACTOR;
+            }
+            if addressed.is_some() && self.entry_address[e as usize] == addressed {
+                score *= ADDRESS_FACTOR;
             }
             ranked.push((score, t, Some(e)));
         }

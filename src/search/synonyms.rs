@@ -32,7 +32,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ),
     ("kill", &[("destroy", SAME), ("delete", NEAR)]),
     ("wipe", &[("clear", SAME), ("delete", NEAR)]),
-    ("uninstall", &[("remove", SAME), ("package", NEAR)]),
+    ("uninstall", &[("remove", SAME), ("package", SAME)]),
     // Making things.
     ("spawn", &[("instantiate", SAME), ("create", NEAR)]),
     ("instantiate", &[("spawn", SAME), ("create", NEAR)]),
@@ -41,11 +41,11 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("new", &[("create", NEAR)]),
     (
         "generate",
-        &[("create", NEAR), ("bake", NEAR), ("start", HINT)],
+        &[("create", NEAR), ("bake", NEAR), ("start", NEAR)],
     ),
     ("attach", &[("add", SAME), ("component", HINT)]),
     ("insert", &[("add", SAME)]),
-    ("install", &[("add", SAME), ("package", NEAR)]),
+    ("install", &[("add", SAME), ("package", SAME)]),
     ("import", &[("add", HINT)]),
     ("copy", &[("duplicate", NEAR)]),
     ("duplicate", &[("copy", NEAR)]),
@@ -91,6 +91,12 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("deactivate", &[("active", SAME), ("set", HINT)]),
     ("activate", &[("active", SAME), ("set", HINT)]),
     ("teleport", &[("move", SAME), ("position", NEAR)]),
+    ("nudge", &[("move", SAME), ("position", HINT)]),
+    ("shift", &[("move", SAME), ("position", HINT)]),
+    ("slide", &[("move", NEAR), ("position", HINT)]),
+    ("raise", &[("move", NEAR), ("position", HINT)]),
+    ("lift", &[("move", NEAR), ("position", HINT)]),
+    ("lower", &[("move", NEAR), ("position", HINT)]),
     ("place", &[("position", NEAR), ("move", HINT)]),
     ("put", &[("set", NEAR), ("add", NEAR), ("position", HINT)]),
     ("give", &[("add", NEAR)]),
@@ -129,8 +135,14 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("smaller", &[("scale", NEAR)]),
     ("spin", &[("rotation", SAME), ("transform", HINT)]),
     ("tilt", &[("rotation", SAME), ("transform", HINT)]),
-    ("degrees", &[("rotation", NEAR)]),
-    ("degree", &[("rotation", NEAR)]),
+    ("degrees", &[("rotation", SAME)]),
+    ("degree", &[("rotation", SAME)]),
+    ("twice", &[("scale", NEAR)]),
+    ("double", &[("scale", NEAR)]),
+    ("half", &[("scale", HINT)]),
+    ("size", &[("scale", HINT)]),
+    ("face", &[("rotation", NEAR)]),
+    ("facing", &[("rotation", NEAR)]),
     ("used", &[("deps", NEAR)]),
     ("usage", &[("deps", NEAR)]),
     ("uses", &[("deps", NEAR)]),
@@ -159,7 +171,11 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("bring", &[("import", NEAR)]),
     ("stretch", &[("anchor", SAME)]),
     ("fill", &[("anchor", NEAR)]),
-    ("speed", &[("time", HINT), ("scale", HINT)]),
+    ("speed", &[("time", NEAR), ("scale", NEAR)]),
+    ("slow", &[("time", NEAR), ("scale", HINT)]),
+    ("slowmo", &[("time", SAME), ("scale", NEAR)]),
+    ("fast", &[("time", HINT), ("scale", HINT)]),
+    ("faster", &[("time", HINT), ("scale", HINT)]),
     ("copies", &[("duplicate", SAME), ("count", HINT)]),
     ("rotate", &[("rotation", SAME), ("transform", NEAR)]),
     ("rotation", &[("transform", NEAR)]),
@@ -169,7 +185,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("open", &[("load", SAME), ("focus", HINT)]),
     ("start", &[("enable", NEAR), ("begin", NEAR)]),
     ("begin", &[("start", SAME)]),
-    ("stop", &[("disable", NEAR), ("cancel", NEAR)]),
+    ("stop", &[("disable", NEAR), ("cancel", SAME)]),
     ("abort", &[("cancel", SAME)]),
     ("halt", &[("stop", SAME), ("cancel", NEAR)]),
     ("exit", &[("stop", SAME)]),
@@ -196,9 +212,9 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("snapshot", &[("screenshot", SAME)]),
     ("screengrab", &[("screenshot", SAME)]),
     ("picture", &[("screenshot", NEAR), ("image", NEAR)]),
-    ("image", &[("screenshot", NEAR)]),
+    ("image", &[("screenshot", SAME)]),
     ("png", &[("screenshot", NEAR)]),
-    ("grab", &[("capture", NEAR), ("screenshot", HINT)]),
+    ("grab", &[("capture", NEAR), ("screenshot", NEAR)]),
     ("log", &[("console", NEAR)]),
     ("logs", &[("console", NEAR)]),
     ("console", &[("log", NEAR)]),
@@ -237,7 +253,25 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
         "timestep",
         &[("fixed", NEAR), ("delta", NEAR), ("time", NEAR)],
     ),
-    ("gravity", &[("physics", HINT)]),
+    ("gravity", &[("physics", NEAR)]),
+    ("mipmap", &[("import", NEAR)]),
+    ("mipmaps", &[("import", NEAR)]),
+    ("compression", &[("import", HINT)]),
+    ("srgb", &[("import", NEAR)]),
+    ("smoothness", &[("property", NEAR)]),
+    ("metallic", &[("property", NEAR)]),
+    ("albedo", &[("property", NEAR), ("color", NEAR)]),
+    ("emission", &[("property", NEAR)]),
+    ("roughness", &[("property", NEAR)]),
+    ("red", &[("color", NEAR), ("value", HINT)]),
+    ("green", &[("color", NEAR), ("value", HINT)]),
+    ("blue", &[("color", NEAR), ("value", HINT)]),
+    ("yellow", &[("color", NEAR), ("value", HINT)]),
+    ("white", &[("color", NEAR), ("value", HINT)]),
+    ("black", &[("color", NEAR), ("value", HINT)]),
+    ("orange", &[("color", NEAR), ("value", HINT)]),
+    ("purple", &[("color", NEAR), ("value", HINT)]),
+    ("color", &[("property", HINT)]),
     ("mono", &[("scripting", HINT), ("backend", HINT)]),
     // Objects, components, UI.
     ("object", &[("gameobject", NEAR)]),
@@ -259,7 +293,9 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     // Code and reflection.
     ("csharp", &[("code", NEAR), ("exec", NEAR)]),
     ("snippet", &[("code", NEAR)]),
-    ("execute", &[("exec", SAME), ("run", NEAR)]),
+    ("execute", &[("exec", SAME), ("run", SAME)]),
+    ("evaluate", &[("exec", NEAR), ("code", NEAR)]),
+    ("expression", &[("code", NEAR)]),
     ("eval", &[("exec", NEAR), ("code", NEAR)]),
     ("function", &[("method", SAME)]),
     ("class", &[("type", SAME)]),
@@ -344,6 +380,9 @@ pub(crate) const COMPONENT_TYPES: &[&str] = &[
     "monobehaviour",
     "cinemachinecamera",
     "cinemachinevirtualcamera",
+    "animator",
+    "animation",
+    "collider",
 ];
 
 /// A phrase's meaning that no single word carries: "put a Rigidbody *on* the Player" adds a
@@ -356,7 +395,7 @@ pub(crate) const COMPONENT_TYPES: &[&str] = &[
 pub(crate) struct Cue {
     pub label: &'static str,
     pub forms: Vec<(String, f32)>,
-    pub damp: &'static [&'static str],
+    pub damp: Vec<String>,
 }
 
 /// Factor on a damped verb's forms.
@@ -369,6 +408,26 @@ const TAKE_VERBS: &[&str] = &["take", "pull", "knock", "strip", "rip"];
 const TOGGLE_VERBS: &[&str] = &["turn", "switch", "flip", "toggle"];
 const PARENT_CUES: &[&str] = &["under", "beneath", "inside", "child", "children", "nest"];
 const PLACE_INTO: &[&str] = &["scene", "level", "world", "hierarchy"];
+const REMOVE_VERBS: &[&str] = &[
+    "remove", "delete", "destroy", "rid", "strip", "detach", "drop", "kill", "erase", "trash",
+];
+/// Places a request names as where its object is ("in the scene").
+const LOCATIONS: &[&str] = &[
+    "scene", "hierarchy", "project", "level", "editor", "world", "inspector", "game",
+];
+/// Kinds of asset a request lists or looks for.
+const ASSET_PLURALS: &[&str] = &[
+    "textures", "materials", "prefabs", "sprites", "models", "meshes", "scripts", "sounds",
+    "clips", "animations", "assets", "files", "images", "fonts",
+];
+/// Words that open a question.
+const QUESTION_OPENINGS: &[&str] = &["what", "which", "whats", "is", "are", "where", "how"];
+/// Label of the cue that makes "show the hidden …" a write.
+pub(crate) const UNHIDE: &str = "unhide";
+
+fn ws(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
 
 /// The cues of a request, from its lower-cased words in order (stopwords included) and whether
 /// it names a component (a Unity component type, or the word itself).
@@ -386,7 +445,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
         out.push(Cue {
             label: "put on",
             forms: vec![form("add", SAME)],
-            damp: &[],
+            damp: Vec::new(),
         });
     }
     if names_component
@@ -395,7 +454,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
         out.push(Cue {
             label: "take off",
             forms: vec![form("remove", SAME)],
-            damp: &[],
+            damp: Vec::new(),
         });
     }
     if has(TOGGLE_VERBS) && has(&["on", "off"]) {
@@ -404,13 +463,13 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
             Cue {
                 label: "turn on/off",
                 forms: vec![form("set", NEAR)],
-                damp: &["off"],
+                damp: ws(&["off"]),
             }
         } else {
             Cue {
                 label: "turn on/off",
                 forms: vec![form("active", SAME), form("set", HINT)],
-                damp: &["off", "turn", "switch"],
+                damp: ws(&["off", "turn", "switch"]),
             }
         });
     }
@@ -418,14 +477,14 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
         out.push(Cue {
             label: "under",
             forms: vec![form("parent", NEAR)],
-            damp: &["drag", "drop", "move", "put"],
+            damp: ws(&["drag", "drop", "move", "put"]),
         });
     }
     if after(&["drop", "put", "place", "throw"], &["into", "in"]) && has(PLACE_INTO) {
         out.push(Cue {
             label: "drop into",
             forms: vec![form("instantiate", NEAR)],
-            damp: &[],
+            damp: Vec::new(),
         });
     }
     // "make the Rigidbody kinematic": a component is made something by setting it.
@@ -433,7 +492,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
         out.push(Cue {
             label: "make it",
             forms: vec![form("set", NEAR)],
-            damp: &["make"],
+            damp: ws(&["make"]),
         });
     }
     // "is there a Camera component…", "does the Enemy have a NavMeshAgent?": what is on it.
@@ -445,7 +504,212 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
         out.push(Cue {
             label: "is there",
             forms: vec![form("list", NEAR)],
-            damp: &[],
+            damp: Vec::new(),
+        });
+    }
+    // A component taken away in other words ("get rid of the Animator", "delete the
+    // BoxCollider from the Crate"): the component's removal, not the object's.
+    if names_component && has(REMOVE_VERBS) {
+        out.push(Cue {
+            label: "remove component",
+            forms: vec![form("remove", SAME)],
+            damp: Vec::new(),
+        });
+    }
+    // "detach the Wheel from the Car" with no component named: the object leaves its parent.
+    if !names_component && has(&["detach", "unparent"]) {
+        out.push(Cue {
+            label: "detach",
+            forms: vec![form("parent", SAME), form("set", NEAR)],
+            damp: ws(&["detach"]),
+        });
+    }
+    // "get rid of": "get" is not a read here.
+    if let Some(i) = words.iter().position(|w| *w == "rid")
+        && i > 0
+        && words[i - 1] == "get"
+    {
+        out.push(Cue {
+            label: "get rid of",
+            forms: vec![form("delete", SAME)],
+            damp: ws(&["get"]),
+        });
+    }
+    // "throw away the old Cube", "toss it": deletion.
+    if after(&["throw", "toss", "chuck"], &["away", "out"]) || has(&["toss", "bin"]) {
+        out.push(Cue {
+            label: "throw away",
+            forms: vec![form("delete", SAME), form("destroy", SAME)],
+            damp: ws(&["throw"]),
+        });
+    }
+    // Prefab overrides kept ("save my overrides into the prefab") or dropped ("discard the
+    // overrides"): apply or revert.
+    if has(&["override", "overrides", "overridden", "changes", "modifications"]) && has(&["prefab"]) {
+        if has(&["save", "push", "commit", "keep", "write", "store"]) {
+            out.push(Cue {
+                label: "keep overrides",
+                forms: vec![form("apply", NEAR)],
+                damp: ws(&["save"]),
+            });
+        }
+        if has(&["undo", "discard", "reset", "drop", "throw", "lose", "clear", "remove", "rid", "restore"]) {
+            out.push(Cue {
+                label: "drop overrides",
+                forms: vec![form("revert", NEAR)],
+                damp: ws(&["undo", "drop", "clear", "remove"]),
+            });
+        }
+    }
+    // "turn the Player into a prefab", "save it as a prefab": a prefab made from an object.
+    if has(&["prefab"]) && after(&["turn", "make", "convert", "save", "store"], &["into", "as"]) {
+        out.push(Cue {
+            label: "into a prefab",
+            forms: vec![form("create", NEAR)],
+            damp: ws(&["turn", "make", "save"]),
+        });
+    }
+    // "start a fresh scene", "open a new scene": a creation, not a start or a load.
+    if has(&["new", "fresh", "empty", "blank"]) && has(&["start", "begin", "open"]) {
+        out.push(Cue {
+            label: "start a new",
+            forms: vec![form("create", SAME)],
+            damp: ws(&["start", "begin", "open"]),
+        });
+    }
+    // "where is the Camera", "where's the Player": its position.
+    if words.first().is_some_and(|w| *w == "where") {
+        out.push(Cue {
+            label: "where is",
+            forms: vec![
+                form("position", NEAR),
+                form("transform", NEAR),
+                form("get", HINT),
+            ],
+            damp: Vec::new(),
+        });
+    }
+    // "which scene am I in", "what scenes are open", "what is the active scene": the state of
+    // the Editor is an info or a status read.
+    if words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w))
+        && (has(&["open", "opened", "current", "currently", "loaded", "active"])
+            || (has(&["am"]) && words.last().is_some_and(|w| *w == "in")))
+    {
+        out.push(Cue {
+            label: "current state",
+            forms: vec![form("info", NEAR), form("status", HINT)],
+            damp: ws(&["open", "active"]),
+        });
+    }
+    // "show the hidden Menu again": showing what is hidden is a write.
+    if has(&["show", "reveal", "display"]) && has(&["hidden", "inactive", "disabled", "invisible"])
+    {
+        out.push(Cue {
+            label: UNHIDE,
+            forms: vec![form("active", SAME), form("set", NEAR)],
+            damp: ws(&["show", "reveal", "display"]),
+        });
+    }
+    // "which objects have a Light", "list every game object tagged Player": a search of the
+    // scene's objects.
+    if has(&["objects", "gameobjects"])
+        && has(&[
+            "which", "what", "find", "list", "all", "every", "show", "search", "any", "many",
+            "count", "tagged", "named", "called",
+        ])
+    {
+        out.push(Cue {
+            label: "which objects",
+            forms: vec![form("find", NEAR), form("gameobject", NEAR)],
+            damp: Vec::new(),
+        });
+    }
+    // "list all textures in the project", "find prefabs of type …": a search of the assets.
+    if has(ASSET_PLURALS)
+        && has(&["which", "what", "find", "list", "all", "every", "show", "search", "where"])
+    {
+        out.push(Cue {
+            label: "which assets",
+            forms: vec![form("find", NEAR), form("asset", HINT)],
+            damp: Vec::new(),
+        });
+    }
+    // "import settings" of an asset, not the project's settings.
+    if words.windows(2).any(|p| p[0] == "import" && p[1] == "settings") {
+        out.push(Cue {
+            label: "import settings",
+            forms: vec![form("asset", NEAR)],
+            damp: ws(&["settings"]),
+        });
+    }
+    // "scale it up", "slow down": a particle, unless a pointer, key or button goes up or down.
+    let particles: Vec<String> = words
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            matches!(**w, "up" | "down")
+                && !(*i > 0
+                    && matches!(
+                        words[i - 1],
+                        "pointer" | "mouse" | "key" | "button" | "finger" | "touch" | "release"
+                    ))
+        })
+        .map(|(_, w)| w.to_string())
+        .collect();
+    // Words of a subordinate clause ("bake the navmesh so agents can walk") and places named
+    // as where the thing is ("find all enemies in the scene"), and adjectives in -ing ("the
+    // running tests") describe the request's object, not its operation.
+    let mut weak = particles;
+    if let Some(i) = words
+        .iter()
+        .position(|w| matches!(*w, "so" | "because" | "after" | "since" | "once"))
+        && i > 0
+    {
+        weak.extend(words[i + 1..].iter().map(|w| w.to_string()));
+    }
+    for (i, w) in words.iter().enumerate() {
+        if i >= 2
+            && LOCATIONS.contains(w)
+            && matches!(words[i - 1], "the" | "this" | "my" | "our" | "current")
+            && matches!(words[i - 2], "in" | "from" | "within" | "across" | "throughout")
+        {
+            weak.push(w.to_string());
+        }
+        if i >= 1 && matches!(words[i - 1], "the" | "all") && w.len() > 5 && w.ends_with("ing") {
+            weak.push(w.to_string());
+        }
+    }
+    // "make the Gun a child of…", "make the game run at half speed": "make the" changes what
+    // exists; "make a …" creates.
+    if let Some(i) = words.iter().position(|w| *w == "make")
+        && words
+            .get(i + 1)
+            .is_some_and(|n| matches!(*n, "the" | "it" | "this" | "that" | "my" | "our" | "its" | "them" | "these" | "those" | "everything"))
+    {
+        weak.push("make".to_string());
+        out.push(Cue {
+            label: "make the",
+            forms: vec![form("set", HINT)],
+            damp: Vec::new(),
+        });
+    }
+    // "tag the goal as Finish", "put the wall on the Obstacles layer": a tag or layer given to an
+    // object, unless one is being created or removed.
+    if has(&["tag", "layer"])
+        && !has(&["add", "new", "create", "make", "define", "register", "remove", "delete", "list", "all"])
+        && !words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w))
+    {
+        out.push(Cue {
+            label: "give a tag",
+            forms: vec![form("set", NEAR)],
+            damp: Vec::new(),
+        });
+    }
+    if !weak.is_empty() {
+        out.push(Cue {
+            label: "weak words",
+            forms: Vec::new(),
+            damp: weak,
         });
     }
     // "which scenes…", "what components are…": a plural asked about is a list.
@@ -458,7 +722,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
         out.push(Cue {
             label: "which ones",
             forms: vec![form("list", NEAR)],
-            damp: &[],
+            damp: Vec::new(),
         });
     }
     out
