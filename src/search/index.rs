@@ -110,7 +110,7 @@ const QUESTION_WORDS: &[&str] = &[
 
 /// Openings that ask to be shown something rather than to change it.
 const READ_OPENINGS: &[&str] = &[
-    "show", "tell me", "list", "read", "check", "display", "view",
+    "show", "tell me", "list", "read", "check", "display", "view", "get", "find", "inspect",
 ];
 
 /// Weight of a word that only qualifies "mode" ("exit *play* mode", "*edit* mode tests"): it
@@ -178,11 +178,11 @@ const CAPITALIZED_TERMS: &[&str] = &[
 /// run such as `BoxCollider` is a type, not a name), minus Unity's own terms and component types.
 fn object_names(query: &str) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
-    for (i, run) in query
+    let runs: Vec<&str> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|r| !r.is_empty())
-        .enumerate()
-    {
+        .collect();
+    for (i, run) in runs.iter().enumerate() {
         let mut chars = run.chars();
         let Some(first) = chars.next() else { continue };
         let rest: Vec<char> = chars.collect();
@@ -190,15 +190,77 @@ fn object_names(query: &str) -> std::collections::HashSet<String> {
             && !rest.is_empty()
             && rest.iter().all(|c| c.is_lowercase() || c.is_ascii_digit());
         let lower = run.to_lowercase();
+        // "tap the *Settings* button": the label of a control, whatever the word.
+        let labels_control = runs
+            .get(i + 1)
+            .is_some_and(|n| CONTROL_NOUNS.contains(&n.to_lowercase().as_str()));
         if i > 0
             && title
-            && !CAPITALIZED_TERMS.contains(&lower.as_str())
-            && !synonyms::is_component_type(&lower)
+            && (labels_control
+                || (!CAPITALIZED_TERMS.contains(&lower.as_str())
+                    && !synonyms::is_component_type(&lower)))
         {
             out.insert(lower);
         }
     }
     out
+}
+
+/// Nouns of on-screen controls, whose label may be any word ("the Start button").
+const CONTROL_NOUNS: &[&str] = &["button", "toggle", "tab", "checkbox", "slider", "dropdown"];
+
+/// What a file's extension says in words ("Level2.unity" → "Level2 scene"), so an extension
+/// does not match a tool by name (`unity` in `refresh_unity`); "C#" → "csharp".
+const EXTENSION_NOUNS: &[(&str, &str)] = &[
+    ("unity", "scene"),
+    ("prefab", "prefab"),
+    ("mat", "material"),
+    ("png", "texture"),
+    ("jpg", "texture"),
+    ("jpeg", "texture"),
+    ("tga", "texture"),
+    ("psd", "texture"),
+    ("exr", "texture"),
+    ("cs", "script"),
+    ("anim", "animation clip"),
+    ("controller", "animator controller"),
+    ("fbx", "model"),
+    ("obj", "model"),
+    ("wav", "audio clip"),
+    ("mp3", "audio clip"),
+    ("ogg", "audio clip"),
+    ("shader", "shader"),
+    ("playable", "timeline"),
+];
+
+/// The request with file extensions in words and "C#" spelled out (see [`EXTENSION_NOUNS`]).
+fn plain_words(query: &str) -> String {
+    let mut out = String::with_capacity(query.len() + 16);
+    for (i, token) in query.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let trimmed = token.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let tail = &token[trimmed.len()..];
+        match trimmed.rsplit_once('.') {
+            Some((stem, ext))
+                if !stem.is_empty()
+                    && EXTENSION_NOUNS.iter().any(|(e, _)| ext.eq_ignore_ascii_case(e)) =>
+            {
+                let noun = EXTENSION_NOUNS
+                    .iter()
+                    .find(|(e, _)| ext.eq_ignore_ascii_case(e))
+                    .map(|(_, n)| *n)
+                    .unwrap_or_default();
+                out.push_str(stem);
+                out.push(' ');
+                out.push_str(noun);
+                out.push_str(tail);
+            }
+            _ => out.push_str(token),
+        }
+    }
+    out.replace("C#", "csharp").replace("c#", "csharp")
 }
 
 /// Weight of "position" for a vector written in the query.
@@ -804,7 +866,7 @@ impl SearchIndex {
     /// The query's word groups: each word with its joined, synonym and typo forms; and the
     /// number of meaningful words in the query (known to the catalog or not), the denominator
     /// of a hit's coverage.
-    fn groups(&self, query: &str) -> (Vec<Group>, usize) {
+    fn groups(&self, query: &str, addressed: Option<Address>) -> (Vec<Group>, usize) {
         let words: Vec<Word> = text::words(query);
         let mut groups: Vec<Group> = Vec::new();
         let add_form = |g: &mut Group, term: &str, w: f32| {
@@ -834,11 +896,32 @@ impl SearchIndex {
             .filter(|w| !w.joined)
             .map(|w| w.surface.as_str())
             .collect();
-        let names_component = words.iter().any(|w| {
-            synonyms::is_component_type(&w.surface)
-                || matches!(w.surface.as_str(), "component" | "components")
+        // A component type, unless it qualifies an asset ("the animator controller"); or a
+        // script of the user's ("the PlayerMovement script").
+        let mut names_component = all.iter().enumerate().any(|(i, w)| {
+            (synonyms::is_component_type(w)
+                && !all.get(i + 1).is_some_and(|n| {
+                    matches!(*n, "controller" | "controllers" | "clip" | "clips" | "state" | "window")
+                }))
+                || matches!(*w, "component" | "components")
         });
-        let cues = synonyms::cues(&all, names_component);
+        let runs: Vec<&str> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|r| !r.is_empty())
+            .collect();
+        for (i, run) in runs.iter().enumerate() {
+            let parts = text::camel_parts(run);
+            if parts.len() > 1
+                && runs.get(i + 1).is_some_and(|n| {
+                    matches!(n.to_lowercase().as_str(), "script" | "component" | "behaviour")
+                })
+            {
+                names_component = true;
+                component_parts.extend(parts.iter().map(|p| p.to_lowercase()));
+            }
+        }
+        let file = addressed == Some(Address::File);
+        let cues = synonyms::cues(&all, names_component, file, query.contains('='));
         let damped: Vec<&str> = cues
             .iter()
             .flat_map(|c| c.damp.iter().map(String::as_str))
@@ -994,7 +1077,9 @@ impl SearchIndex {
             return Vec::new();
         }
         let query = clip_chars(query, MAX_QUERY_CHARS);
-        let (groups, meaningful) = self.groups(query);
+        let addressed = Address::of_query(query);
+        let query = &plain_words(query);
+        let (groups, meaningful) = self.groups(query, addressed);
         if groups.is_empty() {
             return Vec::new();
         }
@@ -1065,8 +1150,9 @@ impl SearchIndex {
             admitted[t] == 1
         };
         let question = is_question(query)
-            && !groups.iter().any(|g| g.cue && g.surface == synonyms::UNHIDE);
-        let addressed = Address::of_query(query);
+            && !groups
+                .iter()
+                .any(|g| g.cue && synonyms::WRITE_CUES.contains(&g.surface.as_str()));
 
         // (score, tool, entry or None for a tool-only hit)
         let mut ranked: Vec<(f32, u32, Option<u32>)> = Vec::with_capacity(es.touched_total.len());

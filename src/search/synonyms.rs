@@ -67,6 +67,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("search", &[("find", NEAR)]),
     ("locate", &[("find", SAME)]),
     ("lookup", &[("find", NEAR), ("docs", HINT)]),
+    ("registry", &[("search", NEAR), ("package", NEAR)]),
     ("look", &[("find", HINT)]),
     ("progress", &[("status", NEAR)]),
     ("finished", &[("status", SAME)]),
@@ -130,7 +131,8 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("shrink", &[("scale", SAME), ("transform", HINT)]),
     ("grow", &[("scale", SAME), ("transform", HINT)]),
     ("enlarge", &[("scale", SAME), ("transform", HINT)]),
-    ("big", &[("scale", NEAR)]),
+    ("big", &[("scale", NEAR), ("transform", HINT)]),
+    ("large", &[("scale", NEAR), ("transform", HINT)]),
     ("bigger", &[("scale", NEAR)]),
     ("smaller", &[("scale", NEAR)]),
     ("spin", &[("rotation", SAME), ("transform", HINT)]),
@@ -200,18 +202,19 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     // Editor and play mode.
     ("playmode", &[("play", SAME)]),
     ("editmode", &[("edit", HINT)]),
-    ("select", &[("selection", SAME)]),
+    ("select", &[("selection", SAME), ("set", HINT)]),
     ("selected", &[("selection", SAME)]),
     ("recompile", &[("compile", SAME), ("refresh", NEAR)]),
     ("compile", &[("refresh", HINT)]),
     ("reload", &[("refresh", NEAR)]),
-    ("reimport", &[("refresh", NEAR), ("import", NEAR)]),
+    ("reimport", &[("refresh", SAME), ("import", NEAR)]),
+    ("disk", &[("refresh", NEAR)]),
     // Capturing and reading output.
     ("screenshot", &[("capture", NEAR)]),
     ("capture", &[("screenshot", SAME)]),
     ("snapshot", &[("screenshot", SAME)]),
     ("screengrab", &[("screenshot", SAME)]),
-    ("picture", &[("screenshot", NEAR), ("image", NEAR)]),
+    ("picture", &[("screenshot", SAME), ("image", NEAR)]),
     ("image", &[("screenshot", SAME)]),
     ("png", &[("screenshot", NEAR)]),
     ("grab", &[("capture", NEAR), ("screenshot", NEAR)]),
@@ -230,9 +233,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("depend", &[("deps", SAME)]),
     ("reference", &[("deps", NEAR)]),
     // Assets and rendering.
-    ("shader", &[("material", HINT)]),
-    ("material", &[("shader", HINT)]),
-    ("texture", &[("asset", HINT), ("import", HINT)]),
+        ("texture", &[("asset", HINT), ("import", HINT)]),
     ("importer", &[("import", SAME)]),
     ("lightmap", &[("lighting", NEAR), ("bake", NEAR)]),
     ("lightmaps", &[("lighting", NEAR), ("bake", NEAR)]),
@@ -292,7 +293,10 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("sequence", &[("timeline", HINT)]),
     // Code and reflection.
     ("csharp", &[("code", NEAR), ("exec", NEAR)]),
-    ("snippet", &[("code", NEAR)]),
+    ("snippet", &[("code", NEAR), ("exec", NEAR)]),
+    ("serialization", &[("reserialize", SAME)]),
+    ("serialize", &[("reserialize", NEAR)]),
+    ("rewrite", &[("reserialize", NEAR)]),
     ("execute", &[("exec", SAME), ("run", SAME)]),
     ("evaluate", &[("exec", NEAR), ("code", NEAR)]),
     ("expression", &[("code", NEAR)]),
@@ -422,8 +426,17 @@ const ASSET_PLURALS: &[&str] = &[
 ];
 /// Words that open a question.
 const QUESTION_OPENINGS: &[&str] = &["what", "which", "whats", "is", "are", "where", "how"];
-/// Label of the cue that makes "show the hidden …" a write.
-pub(crate) const UNHIDE: &str = "unhide";
+/// Labels of the cues that make a request a write although it opens like a read ("show the
+/// hidden Menu", "get the Addressables package").
+pub(crate) const WRITE_CUES: &[&str] = &["unhide", "get a package"];
+const UI_ELEMENTS: &[&str] = &[
+    "button", "slider", "toggle", "dropdown", "scrollbar", "scrollview", "inputfield", "panel",
+    "checkbox",
+];
+const NUMBER_WORDS: &[&str] = &[
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty", "few",
+    "several", "many", "more",
+];
 
 fn ws(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| w.to_string()).collect()
@@ -431,7 +444,9 @@ fn ws(words: &[&str]) -> Vec<String> {
 
 /// The cues of a request, from its lower-cased words in order (stopwords included) and whether
 /// it names a component (a Unity component type, or the word itself).
-pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
+/// `file`: the request names a file of the project ("Logo.png"); `assigns`: it writes an
+/// assignment (`Physics.gravity = …`).
+pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: bool) -> Vec<Cue> {
     let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
     let after = |verbs: &[&str], particles: &[&str]| {
         words
@@ -605,7 +620,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
     if has(&["show", "reveal", "display"]) && has(&["hidden", "inactive", "disabled", "invisible"])
     {
         out.push(Cue {
-            label: UNHIDE,
+            label: "unhide",
             forms: vec![form("active", SAME), form("set", NEAR)],
             damp: ws(&["show", "reveal", "display"]),
         });
@@ -704,6 +719,143 @@ pub(crate) fn cues(words: &[&str], names_component: bool) -> Vec<Cue> {
             forms: vec![form("set", NEAR)],
             damp: Vec::new(),
         });
+    }
+    // "turn off mipmaps on Logo.png": a file's setting, not an object's active state.
+    if file && has(TOGGLE_VERBS) && has(&["on", "off"]) {
+        out.push(Cue {
+            label: "file setting",
+            forms: vec![form("set", SAME), form("import", HINT)],
+            damp: ws(&["turn", "off"]),
+        });
+    }
+    // "rename Old.mat to New.mat", "drop Rock.png into the Textures folder": a file moves.
+    if file && (has(&["rename"]) || after(&["drop", "put", "drag", "place"], &["into", "in", "to"]))
+    {
+        out.push(Cue {
+            label: "move a file",
+            forms: vec![form("move", SAME)],
+            damp: ws(&["drop", "rename"]),
+        });
+    }
+    // `Physics.gravity = …`: an assignment sets.
+    if assigns {
+        out.push(Cue {
+            label: "assignment",
+            forms: vec![form("set", NEAR)],
+            damp: Vec::new(),
+        });
+    }
+    // "make three copies of the Tree": duplicates, not a file copy.
+    if let Some(i) = words.iter().position(|w| *w == "copies")
+        && i > 0
+        && (words[i - 1].chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&words[i - 1]))
+    {
+        out.push(Cue {
+            label: "n copies",
+            forms: vec![form("duplicate", SAME), form("count", NEAR)],
+            damp: ws(&["copies"]),
+        });
+    }
+    // "add an empty object called Managers": a new GameObject.
+    if has(&["empty", "blank"]) && has(&["object", "gameobject", "go"]) {
+        out.push(Cue {
+            label: "empty object",
+            forms: vec![form("create", SAME), form("gameobject", NEAR)],
+            damp: ws(&["add"]),
+        });
+    }
+    // "write a note to the console", "print hello to the log": a log line, not a console read.
+    if after(&["write", "print", "post", "send", "output", "add", "put"], &["to", "in", "into"])
+        && has(&["console", "log"])
+    {
+        out.push(Cue {
+            label: "write to the console",
+            forms: vec![form("log", SAME)],
+            damp: ws(&["console", "print"]),
+        });
+    }
+    // "look for a splines package": a search.
+    if after(&["look", "hunt", "searching", "looking"], &["for"]) {
+        out.push(Cue {
+            label: "look for",
+            forms: vec![form("search", SAME), form("find", SAME)],
+            damp: ws(&["look"]),
+        });
+    }
+    // "search the scene for everything tagged Enemy": objects found by tag or name.
+    if has(&["tagged", "everything", "anything", "named"])
+        && has(&["search", "find", "list", "select", "all", "every", "which", "everything"])
+        && !has(&["asset", "assets", "project", "file", "files"])
+    {
+        out.push(Cue {
+            label: "objects tagged",
+            forms: vec![form("find", NEAR), form("gameobject", NEAR)],
+            damp: Vec::new(),
+        });
+    }
+    // "what did I change on this prefab instance": its overrides.
+    if has(&["prefab"])
+        && has(&["changed", "change", "modified", "different", "differ", "differs"])
+        && words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w) || matches!(*w, "show" | "list"))
+    {
+        out.push(Cue {
+            label: "what changed",
+            forms: vec![form("overrides", NEAR), form("list", HINT)],
+            damp: ws(&["change", "changed"]),
+        });
+    }
+    // "get the Addressables package", "grab the splines package": an install.
+    if has(&["get", "grab", "fetch", "pull"])
+        && has(&["package", "packages"])
+        && !has(&["list", "search", "which", "what", "version", "versions", "installed", "rid"])
+    {
+        out.push(Cue {
+            label: "get a package",
+            forms: vec![form("add", SAME)],
+            damp: ws(&["get", "grab", "fetch"]),
+        });
+    }
+    // "add a button to the canvas": a UI element.
+    if has(UI_ELEMENTS) && has(&["add", "create", "make", "new", "put", "place"]) {
+        out.push(Cue {
+            label: "ui element",
+            forms: vec![form("ui", NEAR), form("create", NEAR)],
+            damp: ws(&["add"]),
+        });
+    }
+    // "put the Lamp at 0, 3, 0": a position.
+    if after(&["put", "place", "set", "position", "move"], &["at"]) && !names_component {
+        out.push(Cue {
+            label: "put at",
+            forms: vec![form("move", NEAR), form("position", NEAR)],
+            damp: ws(&["put", "place"]),
+        });
+    }
+    // "what does the Player material look like": a read.
+    if after(&["look", "looks"], &["like"]) {
+        out.push(Cue {
+            label: "look like",
+            forms: vec![form("get", NEAR)],
+            damp: ws(&["look", "looks"]),
+        });
+    }
+    // "pause the game", "freeze the game": the game is play mode, not the `game_feel` tool.
+    for (i, w) in words.iter().enumerate() {
+        if *w == "game"
+            && i > 0
+            && matches!(words[i - 1], "the" | "my" | "our")
+            && !words
+                .get(i + 1)
+                .is_some_and(|n| matches!(*n, "view" | "feel" | "object" | "objects" | "window"))
+        {
+            weak.push("game".to_string());
+            out.push(Cue {
+                label: "the game",
+                forms: vec![form("play", HINT)],
+                damp: Vec::new(),
+            });
+            break;
+        }
     }
     if !weak.is_empty() {
         out.push(Cue {
