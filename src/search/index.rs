@@ -474,6 +474,9 @@ enum Address {
 
 /// Factor on an entry whose parameters address what the request names.
 const ADDRESS_FACTOR: f32 = 1.3;
+/// Factor on an entry that addresses an object when the request names neither an object nor
+/// a file nor an asset.
+const DEFAULT_OBJECT_FACTOR: f32 = 1.1;
 
 /// Nouns that follow an asset's name ("the *Glass* material"), so the capitalized word before
 /// them names a file, not a scene object.
@@ -1077,7 +1080,17 @@ impl SearchIndex {
             return Vec::new();
         }
         let query = clip_chars(query, MAX_QUERY_CHARS);
-        let addressed = Address::of_query(query);
+        let mut addressed = Address::of_query(query);
+        let lower = query.to_lowercase();
+        let lower_words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        // A component named (a Unity type) lives on an object.
+        if addressed.is_none() && lower_words.iter().any(|w| synonyms::is_component_type(w)) {
+            addressed = Some(Address::Object);
+        }
+        let names_asset = lower_words.iter().any(|w| ASSET_NOUNS.contains(w));
         let query = &plain_words(query);
         let (groups, meaningful) = self.groups(query, addressed);
         if groups.is_empty() {
@@ -1167,8 +1180,12 @@ impl SearchIndex {
             if question && self.entry_reads[e as usize] {
                 score *= QUESTION_READ_ONLY_FACTOR;
             }
-            if addressed.is_some() && self.entry_address[e as usize] == addressed {
-                score *= ADDRESS_FACTOR;
+            match (addressed, self.entry_address[e as usize]) {
+                (Some(a), Some(b)) if a == b => score *= ADDRESS_FACTOR,
+                // Nothing named either way: a scene object is the likelier referent ("nudge
+                // the crate up" moves an object, not a file).
+                (None, Some(Address::Object)) if !names_asset => score *= DEFAULT_OBJECT_FACTOR,
+                _ => {}
             }
             ranked.push((score, t, Some(e)));
         }

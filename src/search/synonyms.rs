@@ -62,7 +62,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("inspect", &[("get", HINT)]),
     ("current", &[("get", HINT), ("status", HINT)]),
     ("enumerate", &[("list", SAME)]),
-    ("every", &[("list", HINT), ("all", NEAR)]),
+    ("every", &[("list", HINT), ("all", SAME)]),
     ("find", &[("search", NEAR)]),
     ("search", &[("find", NEAR)]),
     ("locate", &[("find", SAME)]),
@@ -119,6 +119,8 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
         ],
     ),
     ("under", &[("parent", NEAR)]),
+    ("level", &[("scene", NEAR)]),
+    ("levels", &[("scene", NEAR)]),
     ("beneath", &[("parent", NEAR)]),
     ("nest", &[("parent", NEAR)]),
     ("relocate", &[("move", SAME)]),
@@ -428,7 +430,7 @@ const ASSET_PLURALS: &[&str] = &[
 const QUESTION_OPENINGS: &[&str] = &["what", "which", "whats", "is", "are", "where", "how"];
 /// Labels of the cues that make a request a write although it opens like a read ("show the
 /// hidden Menu", "get the Addressables package").
-pub(crate) const WRITE_CUES: &[&str] = &["unhide", "get a package"];
+pub(crate) const WRITE_CUES: &[&str] = &["unhide", "get a package", "get rid of"];
 const UI_ELEMENTS: &[&str] = &[
     "button", "slider", "toggle", "dropdown", "scrollbar", "scrollview", "inputfield", "panel",
     "checkbox",
@@ -491,7 +493,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
     if has(PARENT_CUES) {
         out.push(Cue {
             label: "under",
-            forms: vec![form("parent", NEAR)],
+            forms: vec![form("parent", SAME)],
             damp: ws(&["drag", "drop", "move", "put"]),
         });
     }
@@ -645,8 +647,8 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
     {
         out.push(Cue {
             label: "which assets",
-            forms: vec![form("find", NEAR), form("asset", HINT)],
-            damp: Vec::new(),
+            forms: vec![form("find", SAME), form("asset", NEAR)],
+            damp: ws(&["list", "show"]),
         });
     }
     // "import settings" of an asset, not the project's settings.
@@ -682,6 +684,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
     {
         weak.extend(words[i + 1..].iter().map(|w| w.to_string()));
     }
+    let mut located = None;
     for (i, w) in words.iter().enumerate() {
         if i >= 2
             && LOCATIONS.contains(w)
@@ -689,10 +692,35 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
             && matches!(words[i - 2], "in" | "from" | "within" | "across" | "throughout")
         {
             weak.push(w.to_string());
+            located = Some(*w);
         }
         if i >= 1 && matches!(words[i - 1], "the" | "all") && w.len() > 5 && w.ends_with("ing") {
             weak.push(w.to_string());
         }
+    }
+    // Where the thing is says what kind of thing it is: "in the scene" an object, "in the
+    // project" an asset.
+    match located {
+        Some("scene" | "hierarchy" | "level" | "world") => out.push(Cue {
+            label: "in the scene",
+            forms: vec![form("gameobject", NEAR)],
+            damp: Vec::new(),
+        }),
+        Some("project") => out.push(Cue {
+            label: "in the project",
+            forms: vec![form("asset", NEAR)],
+            damp: Vec::new(),
+        }),
+        _ => {}
+    }
+    // "uninstall TextMeshPro", "add the Cinemachine package": a package named like a component.
+    if has(&["install", "uninstall", "package", "packages", "upm"]) {
+        weak.extend(
+            words
+                .iter()
+                .filter(|w| is_component_type(w))
+                .map(|w| w.to_string()),
+        );
     }
     // "make the Gun a child of…", "make the game run at half speed": "make the" changes what
     // exists; "make a …" creates.
@@ -867,6 +895,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
     // "which scenes…", "what components are…": a plural asked about is a list.
     if let [first, next, ..] = words
         && matches!(*first, "which" | "what")
+        && !matches!(*next, "objects" | "gameobjects")
         && next.len() > 3
         && next.ends_with('s')
         && !next.ends_with("ss")
