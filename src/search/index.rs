@@ -115,7 +115,7 @@ const READ_OPENINGS: &[&str] = &[
 
 /// Weight of a word that only qualifies "mode" ("exit *play* mode", "*edit* mode tests"): it
 /// names the mode, not an operation, so it must not outvote the verb.
-const MODE_QUALIFIER_WEIGHT: f32 = 0.75;
+const MODE_QUALIFIER_WEIGHT: f32 = 0.5;
 
 /// Whether the query asks to read: phrased as a question, or opening with a read request.
 fn is_question(query: &str) -> bool {
@@ -387,7 +387,7 @@ impl Names {
                 if s.total[d] == 0.0 {
                     s.touched_total.push(run[0]);
                 }
-                s.total[d] += bonus * s.group_best[d] / len as f32;
+                s.total[d] += bonus * s.group_best[d];
                 covered.push(run[0]);
             }
             s.group_best[d] = 0.0;
