@@ -1038,7 +1038,7 @@ impl SearchIndex {
         let meaningful = meaningful.len();
         // The same word twice counts once.
         let mut seen = std::collections::HashSet::new();
-        groups.retain(|g| !g.forms.is_empty() && seen.insert(g.surface.clone()));
+        groups.retain(|g| !g.forms.is_empty() && seen.insert((g.surface.clone(), g.cue)));
         (groups, meaningful)
     }
 

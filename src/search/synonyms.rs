@@ -435,6 +435,9 @@ const UI_ELEMENTS: &[&str] = &[
     "button", "slider", "toggle", "dropdown", "scrollbar", "scrollview", "inputfield", "panel",
     "checkbox",
 ];
+const OVERRIDE_WORDS: &[&str] = &[
+    "override", "overrides", "overridden", "changes", "modifications",
+];
 const NUMBER_WORDS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty", "few",
     "several", "many", "more",
@@ -553,7 +556,9 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
         });
     }
     // "throw away the old Cube", "toss it": deletion.
-    if after(&["throw", "toss", "chuck"], &["away", "out"]) || has(&["toss", "bin"]) {
+    if (after(&["throw", "toss", "chuck"], &["away", "out"]) || has(&["toss", "bin"]))
+        && !has(OVERRIDE_WORDS)
+    {
         out.push(Cue {
             label: "throw away",
             forms: vec![form("delete", SAME), form("destroy", SAME)],
@@ -562,19 +567,19 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
     }
     // Prefab overrides kept ("save my overrides into the prefab") or dropped ("discard the
     // overrides"): apply or revert.
-    if has(&["override", "overrides", "overridden", "changes", "modifications"]) && has(&["prefab"]) {
+    if has(OVERRIDE_WORDS) && (has(&["prefab", "instance"]) || has(&["override", "overrides"])) {
         if has(&["save", "push", "commit", "keep", "write", "store"]) {
             out.push(Cue {
                 label: "keep overrides",
-                forms: vec![form("apply", NEAR)],
-                damp: ws(&["save"]),
+                forms: vec![form("apply", SAME)],
+                damp: ws(&["save", "overrides", "override"]),
             });
         }
         if has(&["undo", "discard", "reset", "drop", "throw", "lose", "clear", "remove", "rid", "restore"]) {
             out.push(Cue {
                 label: "drop overrides",
-                forms: vec![form("revert", NEAR)],
-                damp: ws(&["undo", "drop", "clear", "remove"]),
+                forms: vec![form("revert", SAME)],
+                damp: ws(&["undo", "drop", "clear", "remove", "throw", "overrides", "override"]),
             });
         }
     }
@@ -849,6 +854,15 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
             label: "ui element",
             forms: vec![form("ui", NEAR), form("create", NEAR)],
             damp: ws(&["add"]),
+        });
+    }
+    // "make a new tag called Pickup", "create a new layer": something added to a list the
+    // project keeps (`add_tag`, `add_layer`) as much as created.
+    if has(&["new", "another", "extra"]) && has(&["create", "make", "new", "define"]) {
+        out.push(Cue {
+            label: "a new one",
+            forms: vec![form("add", SAME), form("create", NEAR)],
+            damp: Vec::new(),
         });
     }
     // "put the Lamp at 0, 3, 0": a position.
