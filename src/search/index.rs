@@ -102,6 +102,9 @@ const NAMING_WORD_ENTRY_FACTOR: f32 = 0.5;
 /// entries get this factor. Polite requests ("can you delete…") do not open with these words.
 const QUESTION_READ_ONLY_FACTOR: f32 = 2.0;
 
+/// Read actions that answer a general question about their tool, in order of preference.
+const GENERAL_READS: &[&str] = &["get", "info", "status", "list"];
+
 /// Words that open a question.
 const QUESTION_WORDS: &[&str] = &[
     "what", "which", "where", "who", "whose", "how", "is", "are", "does", "do", "did", "was",
@@ -1087,7 +1090,12 @@ impl SearchIndex {
             .filter(|w| !w.is_empty())
             .collect();
         // A component named (a Unity type) lives on an object.
-        if addressed.is_none() && lower_words.iter().any(|w| synonyms::is_component_type(w)) {
+        if addressed.is_none()
+            && lower_words.iter().any(|w| synonyms::is_component_type(w))
+            && !lower_words
+                .iter()
+                .any(|w| matches!(*w, "class" | "type" | "struct" | "api" | "members" | "methods" | "package" | "packages" | "install" | "uninstall"))
+        {
             addressed = Some(Address::Object);
         }
         let names_asset = lower_words.iter().any(|w| ASSET_NOUNS.contains(w));
@@ -1209,10 +1217,25 @@ impl SearchIndex {
             if tool_has_entry_hit[t as usize] || !admits(t) {
                 continue;
             }
-            // Prefer the tool's own callable entry when it has one.
+            // Prefer the tool's own callable entry when it has one; a question about a tool
+            // none of whose actions it names ("how is this texture imported?") is answered by
+            // the tool's general read, when it has one (`get`, `info`, `status`, `list`).
             let tool = &self.tools[t as usize];
-            let own = (tool.entries.start..tool.entries.end)
-                .find(|&e| self.entries[e as usize].action.is_none());
+            let entries = tool.entries.start..tool.entries.end;
+            let own = entries
+                .clone()
+                .find(|&e| self.entries[e as usize].action.is_none())
+                .or_else(|| {
+                    if !question {
+                        return None;
+                    }
+                    GENERAL_READS.iter().find_map(|name| {
+                        entries.clone().find(|&e| {
+                            self.entry_reads[e as usize]
+                                && self.entries[e as usize].action.as_deref() == Some(*name)
+                        })
+                    })
+                });
             ranked.push((ts.total[t as usize], t, own));
         }
 

@@ -189,7 +189,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("open", &[("load", SAME), ("focus", HINT)]),
     ("start", &[("enable", NEAR), ("begin", NEAR)]),
     ("begin", &[("start", SAME)]),
-    ("stop", &[("disable", NEAR), ("cancel", SAME)]),
+    ("stop", &[("disable", NEAR), ("cancel", NEAR)]),
     ("abort", &[("cancel", SAME)]),
     ("halt", &[("stop", SAME), ("cancel", NEAR)]),
     ("exit", &[("stop", SAME)]),
@@ -727,6 +727,30 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
                 .map(|w| w.to_string()),
         );
     }
+    // "get rid of the Timeline package": the word before "package" is its name.
+    for (i, w) in words.iter().enumerate() {
+        if words
+            .get(i + 1)
+            .is_some_and(|n| matches!(*n, "package" | "packages"))
+            && !matches!(
+                *w,
+                "the" | "a" | "an" | "this" | "that" | "new" | "which" | "what" | "all" | "installed"
+                    | "every" | "my" | "our" | "each"
+            )
+        {
+            weak.push(w.to_string());
+        }
+    }
+    // "the player" is the player's object unless its settings are meant ("player settings",
+    // "the player's company name").
+    if has(&["player"])
+        && !has(&[
+            "settings", "setting", "build", "builds", "company", "product", "bundle", "scripting",
+            "backend", "version", "icon", "splash", "il2cpp", "mono",
+        ])
+    {
+        weak.push("player".to_string());
+    }
     // "make the Gun a child of…", "make the game run at half speed": "make the" changes what
     // exists; "make a …" creates.
     if let Some(i) = words.iter().position(|w| *w == "make")
@@ -863,6 +887,20 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
             label: "a new one",
             forms: vec![form("add", SAME), form("create", NEAR)],
             damp: Vec::new(),
+        });
+    }
+    // "what fields does the Rigidbody class have": the type, not a component on an object.
+    if has(&["class", "struct", "type", "api"])
+        && has(&["members", "methods", "fields", "properties"])
+    {
+        out.push(Cue {
+            label: "about the type",
+            forms: vec![form("describe", NEAR), form("type", NEAR)],
+            damp: words
+                .iter()
+                .filter(|w| is_component_type(w) || matches!(**w, "component" | "components"))
+                .map(|w| w.to_string())
+                .collect(),
         });
     }
     // "put the Lamp at 0, 3, 0": a position.
