@@ -927,7 +927,18 @@ impl SearchIndex {
             }
         }
         let file = addressed == Some(Address::File);
-        let cues = synonyms::cues(&all, names_component, file, query.contains('='));
+        let joined_types: Vec<&str> = words
+            .iter()
+            .filter(|w| w.joined && synonyms::is_component_type(&w.surface))
+            .map(|w| w.surface.as_str())
+            .collect();
+        let cues = synonyms::cues(
+            &all,
+            &joined_types,
+            names_component,
+            file,
+            query.contains('='),
+        );
         let damped: Vec<&str> = cues
             .iter()
             .flat_map(|c| c.damp.iter().map(String::as_str))
@@ -989,8 +1000,17 @@ impl SearchIndex {
             }
             if let Some(next) = plain.get(i + 1) {
                 let joined = format!("{}{}", w.surface, next.surface);
+                // Two parts of one component type's name ("NavMeshAgent" → nav + mesh) join
+                // at the parts' weight: the join names something else (`navmesh`).
+                let jw = if component_parts.contains(w.surface.as_str())
+                    && component_parts.contains(next.surface.as_str())
+                {
+                    COMPONENT_PART_WEIGHT
+                } else {
+                    1.0
+                };
                 if let Some(jt) = text::term_of(&joined) {
-                    add_form(&mut g, &jt, 1.0);
+                    add_form(&mut g, &jt, jw);
                     for (s, sw) in synonyms::expand(&jt) {
                         add_form(&mut g, s, *sw);
                     }
@@ -1017,9 +1037,16 @@ impl SearchIndex {
                     forms: Vec::new(),
                     cue: false,
                 };
-                add_form(&mut g, &t, 1.0);
+                // A joined run is weakened as its parts would be (a component type named as
+                // a package: "uninstall TextMeshPro").
+                let factor = if damped.contains(&w.surface.as_str()) {
+                    synonyms::DAMP
+                } else {
+                    1.0
+                };
+                add_form(&mut g, &t, factor);
                 for (s, sw) in synonyms::expand(&t) {
-                    add_form(&mut g, s, *sw);
+                    add_form(&mut g, s, *sw * factor);
                 }
                 groups.push(g);
             }
@@ -1092,6 +1119,10 @@ impl SearchIndex {
         // A component named (a Unity type) lives on an object.
         if addressed.is_none()
             && lower_words.iter().any(|w| synonyms::is_component_type(w))
+            // "which objects have a Rigidbody": the component is a filter of a search.
+            && !lower_words
+                .iter()
+                .any(|w| matches!(*w, "objects" | "gameobjects" | "everything" | "every" | "all"))
             && !lower_words
                 .iter()
                 .any(|w| matches!(*w, "class" | "type" | "struct" | "api" | "members" | "methods" | "package" | "packages" | "install" | "uninstall"))
@@ -1099,6 +1130,11 @@ impl SearchIndex {
             addressed = Some(Address::Object);
         }
         let names_asset = lower_words.iter().any(|w| ASSET_NOUNS.contains(w));
+        // An object's name beside an asset ("add a Speed float to the animator controller"):
+        // the name may be the asset's, so neither kind is sure.
+        if names_asset && addressed == Some(Address::Object) {
+            addressed = None;
+        }
         let query = &plain_words(query);
         let (groups, meaningful) = self.groups(query, addressed);
         if groups.is_empty() {

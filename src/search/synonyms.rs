@@ -256,7 +256,12 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
         "timestep",
         &[("fixed", NEAR), ("delta", NEAR), ("time", NEAR)],
     ),
-    ("gravity", &[("physics", NEAR)]),
+    ("gravity", &[("physics", SAME)]),
+    ("cube", &[("primitive", NEAR), ("create", HINT)]),
+    ("sphere", &[("primitive", NEAR), ("create", HINT)]),
+    ("capsule", &[("primitive", NEAR), ("create", HINT)]),
+    ("cylinder", &[("primitive", NEAR), ("create", HINT)]),
+    ("quad", &[("primitive", NEAR), ("create", HINT)]),
     ("mipmap", &[("import", NEAR)]),
     ("mipmaps", &[("import", NEAR)]),
     ("compression", &[("import", HINT)]),
@@ -316,7 +321,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     // Tests, profiling, input.
     ("unittest", &[("test", SAME)]),
     ("nunit", &[("test", NEAR)]),
-    ("cpu", &[("profiler", NEAR)]),
+    ("cpu", &[("profiler", NEAR), ("hierarchy", HINT)]),
     ("gpu", &[("profiler", NEAR)]),
     ("fps", &[("profiler", NEAR), ("stats", NEAR)]),
     ("performance", &[("profiler", NEAR)]),
@@ -451,7 +456,14 @@ fn ws(words: &[&str]) -> Vec<String> {
 /// it names a component (a Unity component type, or the word itself).
 /// `file`: the request names a file of the project ("Logo.png"); `assigns`: it writes an
 /// assignment (`Physics.gravity = …`).
-pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: bool) -> Vec<Cue> {
+/// `joined_types`: component types the request writes in camelCase ("TextMeshPro").
+pub(crate) fn cues(
+    words: &[&str],
+    joined_types: &[&str],
+    names_component: bool,
+    file: bool,
+    assigns: bool,
+) -> Vec<Cue> {
     let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
     let after = |verbs: &[&str], particles: &[&str]| {
         words
@@ -642,7 +654,7 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
     {
         out.push(Cue {
             label: "which objects",
-            forms: vec![form("find", NEAR), form("gameobject", NEAR)],
+            forms: vec![form("find", SAME), form("gameobject", SAME)],
             damp: Vec::new(),
         });
     }
@@ -726,6 +738,24 @@ pub(crate) fn cues(words: &[&str], names_component: bool, file: bool, assigns: b
                 .filter(|w| is_component_type(w))
                 .map(|w| w.to_string()),
         );
+        weak.extend(joined_types.iter().map(|w| w.to_string()));
+        out.push(Cue {
+            label: "a package",
+            forms: vec![form("package", NEAR)],
+            damp: Vec::new(),
+        });
+    }
+    // "Unity" qualifies ("the unity log"); it names no tool.
+    if has(&["unity"]) {
+        weak.push("unity".to_string());
+    }
+    // "call the object Hero", "name it Boss": naming.
+    if words.first().is_some_and(|w| matches!(*w, "call" | "name")) {
+        out.push(Cue {
+            label: "call it",
+            forms: vec![form("name", SAME), form("set", NEAR)],
+            damp: ws(&["call"]),
+        });
     }
     // "get rid of the Timeline package": the word before "package" is its name.
     for (i, w) in words.iter().enumerate() {
