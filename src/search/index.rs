@@ -499,7 +499,10 @@ const ASSET_EXTENSIONS: &[&str] = &[
 impl Address {
     fn of_schema(schema: &Value) -> Option<Address> {
         let props = schema.get("properties").and_then(Value::as_object)?;
-        if props.contains_key("instance_id") || props.contains_key("target") {
+        if ["instance_id", "target", "targets"]
+            .iter()
+            .any(|k| props.contains_key(*k))
+        {
             Some(Address::Object)
         } else if props.contains_key("path") || props.contains_key("new_path") {
             Some(Address::File)

@@ -316,7 +316,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("namespace", &[("type", HINT)]),
     ("doc", &[("docs", SAME)]),
     ("documentation", &[("docs", SAME)]),
-    ("manual", &[("docs", NEAR)]),
+    ("manual", &[("docs", SAME)]),
     ("api", &[("docs", HINT)]),
     // Tests, profiling, input.
     ("unittest", &[("test", SAME)]),
@@ -931,6 +931,54 @@ pub(crate) fn cues(
                 .filter(|w| is_component_type(w) || matches!(**w, "component" | "components"))
                 .map(|w| w.to_string())
                 .collect(),
+        });
+    }
+    // "run this C# snippet", "compile this code": code to run, not tests.
+    if has(&["code", "snippet", "csharp", "expression", "statement"])
+        && has(&["run", "execute", "compile", "eval", "evaluate", "try"])
+    {
+        out.push(Cue {
+            label: "run code",
+            forms: vec![form("exec", SAME), form("code", NEAR)],
+            damp: ws(&["run", "running", "compile"]),
+        });
+    }
+    // "run the menu item File/Save Project": a menu item is invoked, not a test run.
+    if has(&["menu", "menuitem"]) && has(&["run", "execute", "invoke", "trigger", "click", "press"]) {
+        out.push(Cue {
+            label: "menu item",
+            forms: vec![form("menu", NEAR)],
+            damp: ws(&["run", "execute", "click", "press"]),
+        });
+    }
+    // "stop recording profiler data", "start capturing": the -ing word is what starts or stops.
+    if let Some(i) = words
+        .iter()
+        .position(|w| matches!(*w, "stop" | "start" | "begin" | "quit" | "end" | "pause"))
+        && words
+            .get(i + 1)
+            .is_some_and(|n| n.len() > 5 && n.ends_with("ing"))
+    {
+        weak.push(words[i + 1].to_string());
+    }
+    // "create a folder named Scripts": a folder is made by `mkdir`.
+    if has(&["folder", "folders", "directory"]) && has(&["create", "make", "new", "add"]) {
+        out.push(Cue {
+            label: "new folder",
+            forms: vec![form("mkdir", SAME)],
+            damp: ws(&["create", "make", "new", "add"]),
+        });
+    }
+    // "look up Physics.Raycast", "the scripting reference": the documentation.
+    if after(&["look"], &["up"])
+        || words.windows(2).any(|p| {
+            matches!(p[0], "scripting" | "script" | "api") && matches!(p[1], "reference" | "docs")
+        })
+    {
+        out.push(Cue {
+            label: "look up",
+            forms: vec![form("docs", SAME)],
+            damp: ws(&["look", "reference"]),
         });
     }
     // "put the Lamp at 0, 3, 0": a position.
