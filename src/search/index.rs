@@ -194,9 +194,17 @@ fn object_names(query: &str) -> std::collections::HashSet<String> {
             && rest.iter().all(|c| c.is_lowercase() || c.is_ascii_digit());
         let lower = run.to_lowercase();
         // "tap the *Settings* button": the label of a control, whatever the word.
-        let labels_control = runs
-            .get(i + 1)
-            .is_some_and(|n| CONTROL_NOUNS.contains(&n.to_lowercase().as_str()));
+        let next = runs.get(i + 1).map(|n| n.to_lowercase());
+        let labels_control = next
+            .as_deref()
+            .is_some_and(|n| CONTROL_NOUNS.contains(&n));
+        // "a Light component", "the Health script": a type, not an object's name.
+        if next
+            .as_deref()
+            .is_some_and(|n| matches!(n, "component" | "components" | "script" | "behaviour"))
+        {
+            continue;
+        }
         if i > 0
             && title
             && (labels_control
@@ -920,7 +928,8 @@ impl SearchIndex {
             .collect();
         for (i, run) in runs.iter().enumerate() {
             let parts = text::camel_parts(run);
-            if parts.len() > 1
+            if (parts.len() > 1 || run.starts_with(char::is_uppercase))
+                && i > 0
                 && runs.get(i + 1).is_some_and(|n| {
                     matches!(n.to_lowercase().as_str(), "script" | "component" | "behaviour")
                 })
@@ -1120,8 +1129,11 @@ impl SearchIndex {
             .filter(|w| !w.is_empty())
             .collect();
         // A component named (a Unity type) lives on an object.
+        let typed_component = lower_words.windows(2).any(|p| {
+            matches!(p[1], "component" | "script" | "behaviour") && !text::is_stopword(p[0])
+        });
         if addressed.is_none()
-            && lower_words.iter().any(|w| synonyms::is_component_type(w))
+            && (typed_component || lower_words.iter().any(|w| synonyms::is_component_type(w)))
             // "which objects have a Rigidbody": the component is a filter of a search.
             && !lower_words
                 .iter()

@@ -951,10 +951,10 @@ pub(crate) fn cues(
             damp: ws(&["run", "execute", "click", "press"]),
         });
     }
-    // "stop recording profiler data", "start capturing": the -ing word is what starts or stops.
+    // "stop recording profiler data": the -ing word is what stops.
     if let Some(i) = words
         .iter()
-        .position(|w| matches!(*w, "stop" | "start" | "begin" | "quit" | "end" | "pause"))
+        .position(|w| matches!(*w, "stop" | "quit" | "end" | "pause"))
         && words
             .get(i + 1)
             .is_some_and(|n| n.len() > 5 && n.ends_with("ing"))
