@@ -915,7 +915,13 @@ impl SearchIndex {
             .collect();
         // A component type, unless it qualifies an asset ("the animator controller"); or a
         // script of the user's ("the PlayerMovement script").
-        let mut names_component = all.iter().enumerate().any(|(i, w)| {
+        let joined_types: Vec<&str> = words
+            .iter()
+            .filter(|w| w.joined && synonyms::is_component_type(&w.surface))
+            .map(|w| w.surface.as_str())
+            .collect();
+        let mut names_component = !joined_types.is_empty();
+        names_component |= all.iter().enumerate().any(|(i, w)| {
             (synonyms::is_component_type(w)
                 && !all.get(i + 1).is_some_and(|n| {
                     matches!(*n, "controller" | "controllers" | "clip" | "clips" | "state" | "window")
@@ -926,6 +932,7 @@ impl SearchIndex {
             .split(|c: char| !c.is_alphanumeric())
             .filter(|r| !r.is_empty())
             .collect();
+        let mut user_component = false;
         for (i, run) in runs.iter().enumerate() {
             let parts = text::camel_parts(run);
             if (parts.len() > 1 || run.starts_with(char::is_uppercase))
@@ -935,15 +942,11 @@ impl SearchIndex {
                 })
             {
                 names_component = true;
+                user_component = true;
                 component_parts.extend(parts.iter().map(|p| p.to_lowercase()));
             }
         }
         let file = addressed == Some(Address::File);
-        let joined_types: Vec<&str> = words
-            .iter()
-            .filter(|w| w.joined && synonyms::is_component_type(&w.surface))
-            .map(|w| w.surface.as_str())
-            .collect();
         let cues = synonyms::cues(
             &all,
             &joined_types,
@@ -1063,6 +1066,16 @@ impl SearchIndex {
                 groups.push(g);
             }
         }
+        // A type the catalog cannot know ("the PlayerMovement script") is still a component.
+        if user_component {
+            let mut g = Group {
+                surface: "a component".to_string(),
+                forms: Vec::new(),
+                cue: true,
+            };
+            add_form(&mut g, &text::stem("component"), synonyms::SAME);
+            groups.push(g);
+        }
         for c in &cues {
             let mut g = Group {
                 surface: c.label.to_string(),
@@ -1134,10 +1147,15 @@ impl SearchIndex {
         });
         if addressed.is_none()
             && (typed_component || lower_words.iter().any(|w| synonyms::is_component_type(w)))
-            // "which objects have a Rigidbody": the component is a filter of a search.
-            && !lower_words
-                .iter()
-                .any(|w| matches!(*w, "objects" | "gameobjects" | "everything" | "every" | "all"))
+            // "which objects have a Rigidbody": the component is a filter of a search; "where
+            // is the Health script used": the script's file.
+            && !lower_words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "objects" | "gameobjects" | "everything" | "every" | "all" | "used"
+                        | "referenced" | "references"
+                )
+            })
             && !lower_words
                 .iter()
                 .any(|w| matches!(*w, "class" | "type" | "struct" | "api" | "members" | "methods" | "package" | "packages" | "install" | "uninstall"))

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Weight of a near-equivalent ("destroy" for "delete").
-const SAME: f32 = 0.7;
+pub(crate) const SAME: f32 = 0.7;
 /// Weight of a related word that often, not always, means the same operation.
 const NEAR: f32 = 0.45;
 /// Weight of a weak hint (the area a word belongs to).
@@ -477,7 +477,7 @@ pub(crate) fn cues(
         out.push(Cue {
             label: "put on",
             forms: vec![form("add", SAME)],
-            damp: Vec::new(),
+            damp: ws(&["put", "place", "pop"]),
         });
     }
     if names_component
@@ -611,8 +611,17 @@ pub(crate) fn cues(
             damp: ws(&["start", "begin", "open"]),
         });
     }
+    // "where is the Health script used", "what references Grass.png": its dependents.
+    let usage = has(&["used", "uses", "usage", "referenced", "references", "referencing"]);
+    if usage && words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w) || *w == "who") {
+        out.push(Cue {
+            label: "where used",
+            forms: vec![form("deps", SAME)],
+            damp: ws(&["script", "component"]),
+        });
+    }
     // "where is the Camera", "where's the Player": its position.
-    if words.first().is_some_and(|w| *w == "where") {
+    if !usage && words.first().is_some_and(|w| *w == "where") {
         out.push(Cue {
             label: "where is",
             forms: vec![
