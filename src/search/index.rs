@@ -483,7 +483,10 @@ enum Address {
     File,
 }
 
-/// Factor on an entry whose parameters address what the request names.
+/// Factor on an entry whose parameters address what the request names by a name of the user's
+/// ("the *Crate*", "*Rock.png*", "the *Glass* material").
+const NAMED_ADDRESS_FACTOR: f32 = 1.5;
+/// The same when only a component type says an object is meant ("the Rigidbody's mass").
 const ADDRESS_FACTOR: f32 = 1.3;
 /// Factor on an entry that addresses an object when the request names neither an object nor
 /// a file nor an asset.
@@ -493,8 +496,8 @@ const DEFAULT_OBJECT_FACTOR: f32 = 1.1;
 /// them names a file, not a scene object.
 const ASSET_NOUNS: &[&str] = &[
     "material", "materials", "texture", "textures", "asset", "assets", "file", "files", "folder",
-    "shader", "clip", "controller", "sprite", "model", "mesh", "font", "package", "script",
-    "timeline", "animation",
+    "clip", "controller", "sprite", "model", "mesh", "font", "package", "script", "timeline",
+    "animation",
 ];
 
 /// File extensions of Unity assets a request may name.
@@ -512,7 +515,10 @@ impl Address {
             .any(|k| props.contains_key(*k))
         {
             Some(Address::Object)
-        } else if props.contains_key("path") || props.contains_key("new_path") {
+        } else if ["path", "new_path", "output_path", "paths"]
+            .iter()
+            .any(|k| props.contains_key(*k))
+        {
             Some(Address::File)
         } else {
             None
@@ -522,6 +528,8 @@ impl Address {
     /// The kind of thing the request names, when it names only one kind.
     fn of_query(query: &str) -> Option<Address> {
         let mut file = false;
+        // Words inside a file's name or path ("Rock" of "Rock.png") name no object.
+        let mut in_files: Vec<String> = Vec::new();
         for token in query.split_whitespace() {
             let t = token.trim_matches(|c: char| !c.is_alphanumeric());
             if t.contains('/')
@@ -530,6 +538,11 @@ impl Address {
                 })
             {
                 file = true;
+                in_files.extend(
+                    t.split(|c: char| !c.is_alphanumeric())
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_lowercase),
+                );
             }
         }
         let runs: Vec<&str> = query
@@ -540,12 +553,12 @@ impl Address {
         let mut object = false;
         for (i, run) in runs.iter().enumerate() {
             let lower = run.to_lowercase();
-            if !names.contains(&lower) || lower == "assets" {
+            if !names.contains(&lower) || lower == "assets" || in_files.contains(&lower) {
                 continue;
             }
             let before = i.checked_sub(1).map(|j| runs[j].to_lowercase());
             if before.as_deref().is_some_and(|b| {
-                matches!(b, "called" | "named" | "as" | "to" | "into" | "of")
+                matches!(b, "called" | "named" | "tagged" | "as" | "to" | "into" | "of")
                     || ASSET_EXTENSIONS.contains(&b)
             }) {
                 // The new name of something, or a tag/layer value: not what is addressed.
@@ -556,9 +569,20 @@ impl Address {
             while runs.get(j).is_some_and(|r| names.contains(&r.to_lowercase())) {
                 j += 1;
             }
+            let after = runs.get(j + 1).map(|r| r.to_lowercase());
             match runs.get(j).map(|r| r.to_lowercase()) {
-                Some(next) if ASSET_NOUNS.contains(&next.as_str()) => file = true,
-                Some(next) if ASSET_EXTENSIONS.contains(&next.as_str()) => file = true,
+                // "the Enemy prefab instance": the object in the scene.
+                Some(next)
+                    if next == "prefab"
+                        && after.as_deref().is_some_and(|a| a.starts_with("instance")) =>
+                {
+                    object = true
+                }
+                Some(next) if ASSET_NOUNS.contains(&next.as_str()) || next == "prefab" => {
+                    file = true
+                }
+                // "the Pickup tag", "the Water layer": a value's name, not an object's.
+                Some(next) if matches!(next.as_str(), "tag" | "layer" | "package") => {}
                 _ => object = true,
             }
         }
@@ -952,6 +976,7 @@ impl SearchIndex {
             &joined_types,
             names_component,
             file,
+            addressed == Some(Address::Object),
             query.contains('='),
         );
         let damped: Vec<&str> = cues
@@ -1090,6 +1115,13 @@ impl SearchIndex {
         if let Some(v) = &vector {
             meaningful.insert(v);
         }
+        // The verb of a phrase whose meaning its cue carries ("*get* rid of", "*look* up")
+        // is not a word the catalog must match.
+        for w in synonyms::SPENT_VERBS {
+            if cues.iter().any(|c| c.damp.iter().any(|d| d == w)) {
+                meaningful.remove(w);
+            }
+        }
         let meaningful = meaningful.len();
         // The same word twice counts once.
         let mut seen = std::collections::HashSet::new();
@@ -1136,6 +1168,7 @@ impl SearchIndex {
         }
         let query = clip_chars(query, MAX_QUERY_CHARS);
         let mut addressed = Address::of_query(query);
+        let mut address_factor = NAMED_ADDRESS_FACTOR;
         let lower = query.to_lowercase();
         let lower_words: Vec<&str> = lower
             .split(|c: char| !c.is_alphanumeric())
@@ -1161,6 +1194,7 @@ impl SearchIndex {
                 .any(|w| matches!(*w, "class" | "type" | "struct" | "api" | "members" | "methods" | "package" | "packages" | "install" | "uninstall"))
         {
             addressed = Some(Address::Object);
+            address_factor = ADDRESS_FACTOR;
         }
         let names_asset = lower_words.iter().any(|w| ASSET_NOUNS.contains(w));
         // An object's name beside an asset ("add a Speed float to the animator controller"):
@@ -1258,7 +1292,7 @@ impl SearchIndex {
                 score *= QUESTION_READ_ONLY_FACTOR;
             }
             match (addressed, self.entry_address[e as usize]) {
-                (Some(a), Some(b)) if a == b => score *= ADDRESS_FACTOR,
+                (Some(a), Some(b)) if a == b => score *= address_factor,
                 // Nothing named either way: a scene object is the likelier referent ("nudge
                 // the crate up" moves an object, not a file).
                 (None, Some(Address::Object)) if !names_asset => score *= DEFAULT_OBJECT_FACTOR,

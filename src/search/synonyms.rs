@@ -409,6 +409,10 @@ pub(crate) struct Cue {
     pub damp: Vec<String>,
 }
 
+/// Verbs a phrase's cue speaks for entirely when it damps them ("get rid of", "look for", "look
+/// up", "throw away"): they do not count in a hit's coverage.
+pub(crate) const SPENT_VERBS: &[&str] = &["get", "look", "throw"];
+
 /// Factor on a damped verb's forms.
 pub(crate) const DAMP: f32 = 0.5;
 
@@ -456,12 +460,14 @@ fn ws(words: &[&str]) -> Vec<String> {
 /// it names a component (a Unity component type, or the word itself).
 /// `file`: the request names a file of the project ("Logo.png"); `assigns`: it writes an
 /// assignment (`Physics.gravity = …`).
-/// `joined_types`: component types the request writes in camelCase ("TextMeshPro").
+/// `joined_types`: component types the request writes in camelCase ("TextMeshPro");
+/// `object`: it names a scene object ("the Crate").
 pub(crate) fn cues(
     words: &[&str],
     joined_types: &[&str],
     names_component: bool,
     file: bool,
+    object: bool,
     assigns: bool,
 ) -> Vec<Cue> {
     let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
@@ -548,6 +554,15 @@ pub(crate) fn cues(
             damp: Vec::new(),
         });
     }
+    // "remove the Crate": a named object taken out of the scene is destroyed (`Destroy` in
+    // Unity's API), unless a component is what goes.
+    if object && !names_component && has(REMOVE_VERBS) {
+        out.push(Cue {
+            label: "remove an object",
+            forms: vec![form("destroy", NEAR)],
+            damp: Vec::new(),
+        });
+    }
     // "detach the Wheel from the Car" with no component named: the object leaves its parent.
     if !names_component && has(&["detach", "unparent"]) {
         out.push(Cue {
@@ -563,7 +578,7 @@ pub(crate) fn cues(
     {
         out.push(Cue {
             label: "get rid of",
-            forms: vec![form("delete", SAME)],
+            forms: vec![form("delete", SAME), form("destroy", SAME), form("remove", SAME)],
             damp: ws(&["get"]),
         });
     }
