@@ -24,6 +24,23 @@ pub const CONFIDENT_COVERAGE: f32 = 0.5;
 /// code's own words ("execute code that prints the frame count").
 const ARBITRARY_CODE_COVERAGE: f32 = 0.3;
 
+/// Least coverage for a destructive or package-changing best hit ("get rid of the spam in my
+/// inbox" shares one verb with `destroy`, "remove my git credentials" with a package removal):
+/// such a call is offered as found only when more of the request is about it.
+pub const CONFIDENT_DESTRUCTIVE_COVERAGE: f32 = 0.6;
+
+fn confidence_needed(hit: &SearchHit) -> f32 {
+    use hera_connector_contract::catalog::RiskClass;
+    if matches!(
+        hit.safety.risk_class,
+        RiskClass::Destructive | RiskClass::PackageChange
+    ) {
+        CONFIDENT_DESTRUCTIVE_COVERAGE
+    } else {
+        CONFIDENT_COVERAGE
+    }
+}
+
 /// A capability a query asked for that this server does not offer in this session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotOffered {
@@ -106,7 +123,7 @@ impl SearchIndex {
             }
         }
         let verdict = match hits.first() {
-            Some(h) if h.coverage >= CONFIDENT_COVERAGE => Verdict::Found,
+            Some(h) if h.coverage >= confidence_needed(h) => Verdict::Found,
             _ => Verdict::NoGoodMatch,
         };
         SearchAnswer { hits, verdict }

@@ -466,6 +466,10 @@ struct Group {
     /// A phrase's cue (see `synonyms::cues`), not a word of the query: it ranks, but is neither
     /// reported as matched nor counted in a hit's coverage.
     cue: bool,
+    /// What a matched form's weight is multiplied by for a hit's coverage: undoes a phrase's
+    /// damping (see `synonyms::DAMP`), which orders hits but does not make a word mean less
+    /// of the request.
+    coverage_scale: f32,
 }
 
 /// Weight of the parts of a component type's camelCase name ("AudioSource" → audio, source):
@@ -1003,6 +1007,7 @@ impl SearchIndex {
                 surface: w.surface.clone(),
                 forms: Vec::new(),
                 cue: false,
+                coverage_scale: 1.0,
             };
             add_form(&mut g, &term, 1.0);
             let mut expansions: Vec<(String, f32)> = synonyms::expand(&term).to_vec();
@@ -1032,6 +1037,9 @@ impl SearchIndex {
             };
             for f in &mut g.forms {
                 f.1 *= factor;
+            }
+            if factor == synonyms::DAMP {
+                g.coverage_scale = 1.0 / synonyms::DAMP;
             }
             if plain.get(i + 1).is_some_and(|n| n.surface == "mode") {
                 for f in &mut g.forms {
@@ -1065,6 +1073,7 @@ impl SearchIndex {
                 surface: v,
                 forms: Vec::new(),
                 cue: false,
+                coverage_scale: 1.0,
             };
             add_form(&mut g, &text::stem("position"), VECTOR_WEIGHT);
             groups.push(g);
@@ -1076,6 +1085,7 @@ impl SearchIndex {
                     surface: w.surface.clone(),
                     forms: Vec::new(),
                     cue: false,
+                coverage_scale: 1.0,
                 };
                 // A joined run is weakened as its parts would be (a component type named as
                 // a package: "uninstall TextMeshPro").
@@ -1088,6 +1098,7 @@ impl SearchIndex {
                 for (s, sw) in synonyms::expand(&t) {
                     add_form(&mut g, s, *sw * factor);
                 }
+                g.coverage_scale = 1.0 / factor;
                 groups.push(g);
             }
         }
@@ -1097,6 +1108,7 @@ impl SearchIndex {
                 surface: "a component".to_string(),
                 forms: Vec::new(),
                 cue: true,
+                coverage_scale: 1.0,
             };
             add_form(&mut g, &text::stem("component"), synonyms::SAME);
             groups.push(g);
@@ -1106,6 +1118,7 @@ impl SearchIndex {
                 surface: c.label.to_string(),
                 forms: Vec::new(),
                 cue: true,
+                coverage_scale: 1.0,
             };
             for (t, w) in &c.forms {
                 add_form(&mut g, t, *w);
@@ -1248,6 +1261,7 @@ impl SearchIndex {
                     })
                     .collect(),
                 cue: g.cue,
+                coverage_scale: g.coverage_scale,
             })
             .collect();
         let mut es = Scratch::new(self.entries.len());
@@ -1387,7 +1401,7 @@ impl SearchIndex {
                 .fold(0f32, f32::max);
             if best > 0.0 {
                 matched_terms.push(g.surface.clone());
-                matched_weight += best;
+                matched_weight += (best * g.coverage_scale).min(1.0);
             }
         }
         let coverage = if meaningful == 0 {
