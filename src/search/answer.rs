@@ -5,7 +5,8 @@
 //! last change" shares "change" with eighteen settings writers. Handing those back as hits
 //! invites the agent to call one. So every answer carries a [`Verdict`]:
 //! - [`Verdict::Found`]: the best hit matched at least [`CONFIDENT_COVERAGE`] of the query's
-//!   meaningful words (a synonym or typo counting at its weight);
+//!   meaningful words (a synonym or typo counting at its weight), or
+//!   [`CONFIDENT_DESTRUCTIVE_COVERAGE`] when that hit destroys or changes packages;
 //! - [`Verdict::NoGoodMatch`]: it did not; the hits are only the closest, and `tool_search`
 //!   says "no action does that" instead of listing them as results;
 //! - [`Verdict::NotOffered`]: the query asks for something this server deliberately does not do

@@ -235,7 +235,7 @@ const TABLE: &[(&str, &[(&str, f32)])] = &[
     ("depend", &[("deps", SAME)]),
     ("reference", &[("deps", NEAR)]),
     // Assets and rendering.
-        ("texture", &[("asset", HINT), ("import", HINT)]),
+    ("texture", &[("asset", HINT), ("import", HINT)]),
     ("importer", &[("import", SAME)]),
     ("lightmap", &[("lighting", NEAR), ("bake", NEAR)]),
     ("lightmaps", &[("lighting", NEAR), ("bake", NEAR)]),
@@ -398,7 +398,9 @@ pub(crate) const COMPONENT_TYPES: &[&str] = &[
 
 /// A phrase's meaning that no single word carries: "put a Rigidbody *on* the Player" adds a
 /// component, "take the collider *off*" removes one, "*turn off* the lamp" deactivates an
-/// object, "*under* the Table" names a parent. Words such as "on" and "off" are stopwords, so
+/// object, "*under* the Table" names a parent, "*get rid of*" deletes, "*where is*" asks for a
+/// position, "*which objects* have…" searches the scene. A cue may also only weaken words that
+/// describe rather than ask (a particle, a subordinate clause, the place a thing is). Words such as "on" and "off" are stopwords, so
 /// only the phrase sees them. A cue adds catalog words (`forms`) as one more query group, and
 /// weakens (`damp`) verbs the phrase gives another sense ("drag the Sword under the Hand" is
 /// not a pointer drag).
@@ -428,12 +430,31 @@ const REMOVE_VERBS: &[&str] = &[
 ];
 /// Places a request names as where its object is ("in the scene").
 const LOCATIONS: &[&str] = &[
-    "scene", "hierarchy", "project", "level", "editor", "world", "inspector", "game",
+    "scene",
+    "hierarchy",
+    "project",
+    "level",
+    "editor",
+    "world",
+    "inspector",
+    "game",
 ];
 /// Kinds of asset a request lists or looks for.
 const ASSET_PLURALS: &[&str] = &[
-    "textures", "materials", "prefabs", "sprites", "models", "meshes", "scripts", "sounds",
-    "clips", "animations", "assets", "files", "images", "fonts",
+    "textures",
+    "materials",
+    "prefabs",
+    "sprites",
+    "models",
+    "meshes",
+    "scripts",
+    "sounds",
+    "clips",
+    "animations",
+    "assets",
+    "files",
+    "images",
+    "fonts",
 ];
 /// Words that open a question.
 const QUESTION_OPENINGS: &[&str] = &["what", "which", "whats", "is", "are", "where", "how"];
@@ -441,11 +462,22 @@ const QUESTION_OPENINGS: &[&str] = &["what", "which", "whats", "is", "are", "whe
 /// hidden Menu", "get the Addressables package").
 pub(crate) const WRITE_CUES: &[&str] = &["unhide", "get a package", "get rid of"];
 const UI_ELEMENTS: &[&str] = &[
-    "button", "slider", "toggle", "dropdown", "scrollbar", "scrollview", "inputfield", "panel",
+    "button",
+    "slider",
+    "toggle",
+    "dropdown",
+    "scrollbar",
+    "scrollview",
+    "inputfield",
+    "panel",
     "checkbox",
 ];
 const OVERRIDE_WORDS: &[&str] = &[
-    "override", "overrides", "overridden", "changes", "modifications",
+    "override",
+    "overrides",
+    "overridden",
+    "changes",
+    "modifications",
 ];
 const NUMBER_WORDS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty", "few",
@@ -578,7 +610,11 @@ pub(crate) fn cues(
     {
         out.push(Cue {
             label: "get rid of",
-            forms: vec![form("delete", SAME), form("destroy", SAME), form("remove", SAME)],
+            forms: vec![
+                form("delete", SAME),
+                form("destroy", SAME),
+                form("remove", SAME),
+            ],
             damp: ws(&["get"]),
         });
     }
@@ -602,16 +638,32 @@ pub(crate) fn cues(
                 damp: ws(&["save", "overrides", "override"]),
             });
         }
-        if has(&["undo", "discard", "reset", "drop", "throw", "lose", "clear", "remove", "rid", "restore"]) {
+        if has(&[
+            "undo", "discard", "reset", "drop", "throw", "lose", "clear", "remove", "rid",
+            "restore",
+        ]) {
             out.push(Cue {
                 label: "drop overrides",
                 forms: vec![form("revert", SAME)],
-                damp: ws(&["undo", "drop", "clear", "remove", "throw", "overrides", "override"]),
+                damp: ws(&[
+                    "undo",
+                    "drop",
+                    "clear",
+                    "remove",
+                    "throw",
+                    "overrides",
+                    "override",
+                ]),
             });
         }
     }
     // "turn the Player into a prefab", "save it as a prefab": a prefab made from an object.
-    if has(&["prefab"]) && after(&["turn", "make", "convert", "save", "store"], &["into", "as"]) {
+    if has(&["prefab"])
+        && after(
+            &["turn", "make", "convert", "save", "store"],
+            &["into", "as"],
+        )
+    {
         out.push(Cue {
             label: "into a prefab",
             forms: vec![form("create", NEAR)],
@@ -627,8 +679,19 @@ pub(crate) fn cues(
         });
     }
     // "where is the Health script used", "what references Grass.png": its dependents.
-    let usage = has(&["used", "uses", "usage", "referenced", "references", "referencing"]);
-    if usage && words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w) || *w == "who") {
+    let usage = has(&[
+        "used",
+        "uses",
+        "usage",
+        "referenced",
+        "references",
+        "referencing",
+    ]);
+    if usage
+        && words
+            .first()
+            .is_some_and(|w| QUESTION_OPENINGS.contains(w) || *w == "who")
+    {
         out.push(Cue {
             label: "where used",
             forms: vec![form("deps", SAME)],
@@ -684,7 +747,9 @@ pub(crate) fn cues(
     }
     // "list all textures in the project", "find prefabs of type …": a search of the assets.
     if has(ASSET_PLURALS)
-        && has(&["which", "what", "find", "list", "all", "every", "show", "search", "where"])
+        && has(&[
+            "which", "what", "find", "list", "all", "every", "show", "search", "where",
+        ])
     {
         out.push(Cue {
             label: "which assets",
@@ -693,7 +758,10 @@ pub(crate) fn cues(
         });
     }
     // "import settings" of an asset, not the project's settings.
-    if words.windows(2).any(|p| p[0] == "import" && p[1] == "settings") {
+    if words
+        .windows(2)
+        .any(|p| p[0] == "import" && p[1] == "settings")
+    {
         out.push(Cue {
             label: "import settings",
             forms: vec![form("asset", NEAR)],
@@ -730,7 +798,10 @@ pub(crate) fn cues(
         if i >= 2
             && LOCATIONS.contains(w)
             && matches!(words[i - 1], "the" | "this" | "my" | "our" | "current")
-            && matches!(words[i - 2], "in" | "from" | "within" | "across" | "throughout")
+            && matches!(
+                words[i - 2],
+                "in" | "from" | "within" | "across" | "throughout"
+            )
         {
             weak.push(w.to_string());
             located = Some(*w);
@@ -788,8 +859,20 @@ pub(crate) fn cues(
             .is_some_and(|n| matches!(*n, "package" | "packages"))
             && !matches!(
                 *w,
-                "the" | "a" | "an" | "this" | "that" | "new" | "which" | "what" | "all" | "installed"
-                    | "every" | "my" | "our" | "each"
+                "the"
+                    | "a"
+                    | "an"
+                    | "this"
+                    | "that"
+                    | "new"
+                    | "which"
+                    | "what"
+                    | "all"
+                    | "installed"
+                    | "every"
+                    | "my"
+                    | "our"
+                    | "each"
             )
         {
             weak.push(w.to_string());
@@ -799,8 +882,20 @@ pub(crate) fn cues(
     // "the player's company name").
     if has(&["player"])
         && !has(&[
-            "settings", "setting", "build", "builds", "company", "product", "bundle", "scripting",
-            "backend", "version", "icon", "splash", "il2cpp", "mono",
+            "settings",
+            "setting",
+            "build",
+            "builds",
+            "company",
+            "product",
+            "bundle",
+            "scripting",
+            "backend",
+            "version",
+            "icon",
+            "splash",
+            "il2cpp",
+            "mono",
         ])
     {
         weak.push("player".to_string());
@@ -808,9 +903,22 @@ pub(crate) fn cues(
     // "make the Gun a child of…", "make the game run at half speed": "make the" changes what
     // exists; "make a …" creates.
     if let Some(i) = words.iter().position(|w| *w == "make")
-        && words
-            .get(i + 1)
-            .is_some_and(|n| matches!(*n, "the" | "it" | "this" | "that" | "my" | "our" | "its" | "them" | "these" | "those" | "everything"))
+        && words.get(i + 1).is_some_and(|n| {
+            matches!(
+                *n,
+                "the"
+                    | "it"
+                    | "this"
+                    | "that"
+                    | "my"
+                    | "our"
+                    | "its"
+                    | "them"
+                    | "these"
+                    | "those"
+                    | "everything"
+            )
+        })
     {
         weak.push("make".to_string());
         out.push(Cue {
@@ -822,7 +930,9 @@ pub(crate) fn cues(
     // "tag the goal as Finish", "put the wall on the Obstacles layer": a tag or layer given to an
     // object, unless one is being created or removed.
     if has(&["tag", "layer"])
-        && !has(&["add", "new", "create", "make", "define", "register", "remove", "delete", "list", "all"])
+        && !has(&[
+            "add", "new", "create", "make", "define", "register", "remove", "delete", "list", "all",
+        ])
         && !words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w))
     {
         out.push(Cue {
@@ -859,7 +969,8 @@ pub(crate) fn cues(
     // "make three copies of the Tree": duplicates, not a file copy.
     if let Some(i) = words.iter().position(|w| *w == "copies")
         && i > 0
-        && (words[i - 1].chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&words[i - 1]))
+        && (words[i - 1].chars().all(|c| c.is_ascii_digit())
+            || NUMBER_WORDS.contains(&words[i - 1]))
     {
         out.push(Cue {
             label: "n copies",
@@ -876,8 +987,10 @@ pub(crate) fn cues(
         });
     }
     // "write a note to the console", "print hello to the log": a log line, not a console read.
-    if after(&["write", "print", "post", "send", "output", "add", "put"], &["to", "in", "into"])
-        && has(&["console", "log"])
+    if after(
+        &["write", "print", "post", "send", "output", "add", "put"],
+        &["to", "in", "into"],
+    ) && has(&["console", "log"])
     {
         out.push(Cue {
             label: "write to the console",
@@ -895,7 +1008,16 @@ pub(crate) fn cues(
     }
     // "search the scene for everything tagged Enemy": objects found by tag or name.
     if has(&["tagged", "everything", "anything", "named"])
-        && has(&["search", "find", "list", "select", "all", "every", "which", "everything"])
+        && has(&[
+            "search",
+            "find",
+            "list",
+            "select",
+            "all",
+            "every",
+            "which",
+            "everything",
+        ])
         && !has(&["asset", "assets", "project", "file", "files"])
     {
         out.push(Cue {
@@ -906,8 +1028,17 @@ pub(crate) fn cues(
     }
     // "what did I change on this prefab instance": its overrides.
     if has(&["prefab"])
-        && has(&["changed", "change", "modified", "different", "differ", "differs"])
-        && words.first().is_some_and(|w| QUESTION_OPENINGS.contains(w) || matches!(*w, "show" | "list"))
+        && has(&[
+            "changed",
+            "change",
+            "modified",
+            "different",
+            "differ",
+            "differs",
+        ])
+        && words
+            .first()
+            .is_some_and(|w| QUESTION_OPENINGS.contains(w) || matches!(*w, "show" | "list"))
     {
         out.push(Cue {
             label: "what changed",
@@ -918,7 +1049,16 @@ pub(crate) fn cues(
     // "get the Addressables package", "grab the splines package": an install.
     if has(&["get", "grab", "fetch", "pull"])
         && has(&["package", "packages"])
-        && !has(&["list", "search", "which", "what", "version", "versions", "installed", "rid"])
+        && !has(&[
+            "list",
+            "search",
+            "which",
+            "what",
+            "version",
+            "versions",
+            "installed",
+            "rid",
+        ])
     {
         out.push(Cue {
             label: "get a package",
@@ -968,7 +1108,8 @@ pub(crate) fn cues(
         });
     }
     // "run the menu item File/Save Project": a menu item is invoked, not a test run.
-    if has(&["menu", "menuitem"]) && has(&["run", "execute", "invoke", "trigger", "click", "press"]) {
+    if has(&["menu", "menuitem"]) && has(&["run", "execute", "invoke", "trigger", "click", "press"])
+    {
         out.push(Cue {
             label: "menu item",
             forms: vec![form("menu", NEAR)],

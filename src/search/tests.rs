@@ -413,7 +413,11 @@ fn scene_fixture() -> Vec<ToolEntry> {
             "",
             vec![
                 act("add", &[("type", s("")), ("instance_id", s(""))], Write),
-                act("remove", &[("type", s("")), ("instance_id", s(""))], Destructive),
+                act(
+                    "remove",
+                    &[("type", s("")), ("instance_id", s(""))],
+                    Destructive,
+                ),
             ],
             &[],
         ),
