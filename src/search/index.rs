@@ -17,7 +17,7 @@
 //! the first version (each weight from about half to twice its value, one at a time) recall@1 on
 //! the 201-query set moved by at most two queries. The whole-name bonuses, the read preference
 //! and the object-name weight below were tuned on `tests/search/queries.json` only, on the
-//! real-shaped catalog; `tests/search/holdout_unseen.json` measures them unseen.
+//! real-shaped catalog (the later rounds' rules: see the end of this comment).
 //!
 //! Each query word forms a group with its joined, synonym and typo forms; a group contributes its
 //! best form per document, so a synonym never adds to the word it stands for. On top of BM25F:

@@ -53,13 +53,13 @@ fn holdout() -> Vec<Query> {
     load("tests/search/holdout.json")
 }
 
-/// Requests written anew and committed before this ranking was tuned; never tuned on.
+/// Requests written and committed before the ranking's second tuning; seen since.
 fn unseen() -> Vec<Query> {
     load("tests/search/holdout_unseen.json")
 }
 
-/// Everyday phrasings written on 2026-12-04 before that round's ranker changes, never tuned
-/// on: the gate for recall@1 ≥ 0.80 and recall@5 ≥ 0.95.
+/// Everyday phrasings written on 2026-12-04 before that day's first ranker changes; measured
+/// once, seen since.
 fn fresh() -> Vec<Query> {
     load("tests/search/holdout_fresh.json")
 }
@@ -504,9 +504,9 @@ fn measure() -> Report {
         },
         "query_sets": {
             "queries": {"file": "tests/search/queries.json", "about": "the tuning set"},
-            "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout"},
-            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before the previous round's tuning and never tuned on; its per-query misses were printed by this test since, so it is no longer fully unseen"},
-            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); never tuned on, measured once after the first set of changes (recall@1 0.6111, recall@5 0.8889, see fresh_holdout_first_measurement); seen since"},
+            "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout; its misses were analysed in the last 2026-12-04 round"},
+            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before an earlier round's tuning; its misses were analysed to set rules in the last 2026-12-04 round, so it is seen"},
+            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); measured once after the first set of changes (recall@1 0.6111, recall@5 0.8889, see fresh_holdout_first_measurement); its misses were analysed to set rules in the last round, so it is seen"},
             "holdout_fresh2": {"file": "tests/search/holdout_fresh2.json", "about": "64 everyday phrasings written on 2026-12-04 after holdout_fresh was measured and before the second round's last rule, by the same person; never tuned on, measured once after it (recall@1 0.7031, recall@5 0.8281, see before_the_last_round). In the last round its per-query results were never looked at; its aggregate figures were printed during that round's first changes"},
             "holdout_fresh3": {"file": "tests/search/holdout_fresh3.json", "about": "124 everyday phrasings over all 34 tools, written on 2026-12-04 by the session of the last round after its last ranker change, committed before it was measured (commit cfd3610), measured once: these figures; never tuned on; the gate of the targets"},
         },
