@@ -5,7 +5,8 @@
 //! last change" shares "change" with eighteen settings writers. Handing those back as hits
 //! invites the agent to call one. So every answer carries a [`Verdict`]:
 //! - [`Verdict::Found`]: the best hit matched at least [`CONFIDENT_COVERAGE`] of the query's
-//!   meaningful words (a synonym or typo counting at its weight);
+//!   meaningful words (a synonym or typo counting at its weight), or
+//!   [`CONFIDENT_DESTRUCTIVE_COVERAGE`] when that hit destroys or changes packages;
 //! - [`Verdict::NoGoodMatch`]: it did not; the hits are only the closest, and `tool_search`
 //!   says "no action does that" instead of listing them as results;
 //! - [`Verdict::NotOffered`]: the query asks for something this server deliberately does not do
@@ -23,6 +24,23 @@ pub const CONFIDENT_COVERAGE: f32 = 0.5;
 /// the answer "not offered": lower than [`CONFIDENT_COVERAGE`] because code requests carry the
 /// code's own words ("execute code that prints the frame count").
 const ARBITRARY_CODE_COVERAGE: f32 = 0.3;
+
+/// Least coverage for a destructive or package-changing best hit ("get rid of the spam in my
+/// inbox" shares one verb with `destroy`, "remove my git credentials" with a package removal):
+/// such a call is offered as found only when more of the request is about it.
+pub const CONFIDENT_DESTRUCTIVE_COVERAGE: f32 = 0.6;
+
+fn confidence_needed(hit: &SearchHit) -> f32 {
+    use hera_connector_contract::catalog::RiskClass;
+    if matches!(
+        hit.safety.risk_class,
+        RiskClass::Destructive | RiskClass::PackageChange
+    ) {
+        CONFIDENT_DESTRUCTIVE_COVERAGE
+    } else {
+        CONFIDENT_COVERAGE
+    }
+}
 
 /// A capability a query asked for that this server does not offer in this session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +124,7 @@ impl SearchIndex {
             }
         }
         let verdict = match hits.first() {
-            Some(h) if h.coverage >= CONFIDENT_COVERAGE => Verdict::Found,
+            Some(h) if h.coverage >= confidence_needed(h) => Verdict::Found,
             _ => Verdict::NoGoodMatch,
         };
         SearchAnswer { hits, verdict }

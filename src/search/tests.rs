@@ -379,3 +379,123 @@ fn compact_json_has_identity_summary_and_the_calls_own_safety() {
     assert_eq!(j["action"], "destroy");
     assert_eq!(j["safety"], json!({"risk_class": "destructive"}));
 }
+
+/// A catalog shaped like a real Editor's: no action descriptions, so only names, parameters
+/// and the request's own phrasing can tell the actions apart.
+fn scene_fixture() -> Vec<ToolEntry> {
+    use RiskClass::*;
+    let obj = || ("target", s(""));
+    let act = |name: &str, params: &[(&str, Value)], risk| action(name, "", params, risk);
+    vec![
+        tool(
+            "manage_gameobject",
+            "",
+            vec![
+                act("destroy", &[obj()], Destructive),
+                act("set_parent", &[obj(), ("parent", s(""))], Write),
+                act("move", &[obj(), ("position", s(""))], Write),
+                act("set_tag", &[obj(), ("tag", s(""))], Write),
+            ],
+            &[],
+        ),
+        tool(
+            "manage_assets",
+            "",
+            vec![
+                act("delete", &[("path", s(""))], Destructive),
+                act("move", &[("path", s("")), ("new_path", s(""))], Destructive),
+                act("find", &[("filter", s("")), ("type", s(""))], ReadOnly),
+            ],
+            &[],
+        ),
+        tool(
+            "manage_components",
+            "",
+            vec![
+                act("add", &[("type", s("")), ("instance_id", s(""))], Write),
+                act(
+                    "remove",
+                    &[("type", s("")), ("instance_id", s(""))],
+                    Destructive,
+                ),
+            ],
+            &[],
+        ),
+        tool(
+            "manage_editor",
+            "",
+            vec![act("add_tag", &[("tag_name", s(""))], Write)],
+            &[],
+        ),
+        tool(
+            "manage_asset_import",
+            "",
+            vec![
+                act("get", &[("path", s("")), ("property", s(""))], ReadOnly),
+                act(
+                    "set",
+                    &[("path", s("")), ("property", s("")), ("value", s(""))],
+                    Write,
+                ),
+            ],
+            &[],
+        ),
+    ]
+}
+
+#[test]
+fn what_a_request_names_picks_between_object_and_file_actions() {
+    let idx = SearchIndex::build(&scene_fixture());
+    let pair = |t: &str, a: &str| (t.to_string(), Some(a.to_string()));
+    // An object's name: the action that takes a target.
+    assert_eq!(
+        top(&idx, "delete the Crate"),
+        pair("manage_gameobject", "destroy")
+    );
+    // A file, by its extension or by the asset noun after its name: the action that takes a path.
+    assert_eq!(
+        top(&idx, "delete Crate.prefab"),
+        pair("manage_assets", "delete")
+    );
+    assert_eq!(
+        top(&idx, "delete the Glass material"),
+        pair("manage_assets", "delete")
+    );
+    assert_eq!(
+        top(&idx, "drop Rock.png into the Textures folder"),
+        pair("manage_assets", "move")
+    );
+}
+
+#[test]
+fn phrases_carry_what_no_single_word_does() {
+    let idx = SearchIndex::build(&scene_fixture());
+    let pair = |t: &str, a: &str| (t.to_string(), Some(a.to_string()));
+    // "detach" leaves the parent, unless a component is what comes off.
+    assert_eq!(
+        top(&idx, "detach the Wheel from the Car"),
+        pair("manage_gameobject", "set_parent")
+    );
+    assert_eq!(
+        top(&idx, "detach the BoxCollider from the Car"),
+        pair("manage_components", "remove")
+    );
+    assert_eq!(
+        top(&idx, "get rid of the Rigidbody on the Player"),
+        pair("manage_components", "remove")
+    );
+    // A tag given to an object, or a new tag for the project.
+    assert_eq!(
+        top(&idx, "tag the Wall as Obstacle"),
+        pair("manage_gameobject", "set_tag")
+    );
+    assert_eq!(
+        top(&idx, "make a new tag called Loot"),
+        pair("manage_editor", "add_tag")
+    );
+    // A question about a tool none of whose actions it names: the tool's general read.
+    assert_eq!(
+        top(&idx, "how is this texture imported?"),
+        pair("manage_asset_import", "get")
+    );
+}

@@ -7,13 +7,14 @@
 //! show that recall does not rest on our prose: the simulator's own prose, every description
 //! removed, and tool descriptions in a second wording (`tests/search/reworded.json`).
 //!
-//! Query sets: `tests/search/queries.json` (the tuning set), `tests/search/holdout.json` (an
-//! older holdout, since seen) and `tests/search/holdout_unseen.json` (written and committed
-//! before this ranking's tuning, never tuned on: the gate). The committed figures live in
-//! `metrics/search-quality.json`; this test fails if ours fall below them, below the floors on
-//! the unseen holdout (recall@5 ≥ 0.95, recall@1 ≥ 0.80), or fail to beat the baseline; and when
-//! a request nothing matches is answered as found. Regenerate the file (after a deliberate
-//! change) with:
+//! Query sets: `tests/search/queries.json` (the tuning set), older holdouts since seen
+//! (`holdout.json`, `holdout_unseen.json`, `holdout_fresh.json`), `holdout_fresh2.json` (measured
+//! once after the second 2026-12-04 round, its requests never looked at since) and
+//! `holdout_fresh3.json` (written after the last round's last change, committed before it was
+//! measured, never tuned on). The committed figures live in `metrics/search-quality.json`; this
+//! test fails if ours fall below them on any gated set, if the tuning set falls below the floors
+//! (recall@5 ≥ 0.95, recall@1 ≥ 0.80), if ours fail to beat the baseline, and when a request
+//! nothing matches is answered as found. Regenerate the file (after a deliberate change) with:
 //!
 //! `HERA_WRITE_METRICS=1 cargo test --test it search_quality`
 
@@ -52,13 +53,13 @@ fn holdout() -> Vec<Query> {
     load("tests/search/holdout.json")
 }
 
-/// Requests written anew and committed before this ranking was tuned; never tuned on.
+/// Requests written and committed before the ranking's second tuning; seen since.
 fn unseen() -> Vec<Query> {
     load("tests/search/holdout_unseen.json")
 }
 
-/// Everyday phrasings written on 2026-12-04 before that round's ranker changes, never tuned
-/// on: the gate for recall@1 ≥ 0.80 and recall@5 ≥ 0.95.
+/// Everyday phrasings written on 2026-12-04 before that day's first ranker changes; measured
+/// once, seen since.
 fn fresh() -> Vec<Query> {
     load("tests/search/holdout_fresh.json")
 }
@@ -68,6 +69,12 @@ fn fresh() -> Vec<Query> {
 /// tuned on.
 fn fresh2() -> Vec<Query> {
     load("tests/search/holdout_fresh2.json")
+}
+
+/// Everyday phrasings over all 34 tools, written on 2026-12-04 after the last round's last
+/// ranker change and committed before they were measured; never tuned on.
+fn fresh3() -> Vec<Query> {
+    load("tests/search/holdout_fresh3.json")
 }
 
 /// Requests no tool here serves: each must be answered "no action does that" (or "not
@@ -83,6 +90,10 @@ const NO_MATCH: &[&str] = &[
     "undo that",
     "redo what you just undid",
     "roll back the last edit",
+    // One everyday verb shared with a destructive action is not enough to offer it.
+    "get rid of the spam in my inbox",
+    "throw away the pizza boxes",
+    "delete my browser history",
 ];
 
 /// Requests for arbitrary code: without the permission each is "not offered".
@@ -415,12 +426,17 @@ fn measure_set(qs: &[Query], tools: &[ToolEntry]) -> (Run, Run, Value) {
     (ours, base, json)
 }
 
+#[allow(
+    clippy::approx_constant,
+    reason = "a committed figure, mrr 0.6931, only looks like ln 2"
+)]
 fn measure() -> Report {
     let qs = queries();
     let hq = holdout();
     let uq = unseen();
     let fq = fresh();
     let f2q = fresh2();
+    let f3q = fresh3();
     let cat = catalog();
     let real = real_shaped(&cat.tools);
     let bare = without_descriptions(&cat.tools);
@@ -431,12 +447,14 @@ fn measure() -> Report {
     let (u_ours, u_base, u_json) = measure_set(&uq, &real);
     let (f_ours, f_base, f_json) = measure_set(&fq, &real);
     let (f2_ours, f2_base, f2_json) = measure_set(&f2q, &real);
+    let (f3_ours, f3_base, f3_json) = measure_set(&f3q, &real);
     let shape = |tools: &[ToolEntry]| {
         json!({
             "queries": measure_set(&qs, tools).2,
             "holdout_unseen": measure_set(&uq, tools).2,
             "holdout_fresh": measure_set(&fq, tools).2,
             "holdout_fresh2": measure_set(&f2q, tools).2,
+            "holdout_fresh3": measure_set(&f3q, tools).2,
         })
     };
 
@@ -461,6 +479,7 @@ fn measure() -> Report {
     let uf = figures(&u_ours.action_ranks);
     let ff = figures(&f_ours.action_ranks);
     let ff2 = figures(&f2_ours.action_ranks);
+    let ff3 = figures(&f3_ours.action_ranks);
     let json = json!({
         "format": "hera.search-quality/2",
         "command": REGENERATE,
@@ -489,10 +508,11 @@ fn measure() -> Report {
         },
         "query_sets": {
             "queries": {"file": "tests/search/queries.json", "about": "the tuning set"},
-            "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout"},
-            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before the previous round's tuning and never tuned on; its per-query misses were printed by this test since, so it is no longer fully unseen"},
-            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); never tuned on, measured once after the first set of changes (recall@1 0.6111, recall@5 0.8889, see fresh_holdout_first_measurement); seen since"},
-            "holdout_fresh2": {"file": "tests/search/holdout_fresh2.json", "about": "64 everyday phrasings written on 2026-12-04 after holdout_fresh was measured and before the round's last rule, by the same person; never tuned on, measured once after it; the gate"},
+            "holdout": {"file": "tests/search/holdout.json", "about": "written before the first tuning; seen since, so no longer a holdout; its misses were analysed in the last 2026-12-04 round"},
+            "holdout_unseen": {"file": "tests/search/holdout_unseen.json", "about": "written and committed before an earlier round's tuning; its misses were analysed to set rules in the last 2026-12-04 round, so it is seen"},
+            "holdout_fresh": {"file": "tests/search/holdout_fresh.json", "about": "72 everyday phrasings written on 2026-12-04, before that round's ranker changes, by the same person who then made them (so not independent of the rules' author); measured once after the first set of changes (recall@1 0.6111, recall@5 0.8889, see fresh_holdout_first_measurement); its misses were analysed to set rules in the last round, so it is seen"},
+            "holdout_fresh2": {"file": "tests/search/holdout_fresh2.json", "about": "64 everyday phrasings written on 2026-12-04 after holdout_fresh was measured and before the second round's last rule, by the same person; never tuned on, measured once after it (recall@1 0.7031, recall@5 0.8281, see before_the_last_round). In the last round its per-query results were never looked at; its aggregate figures were printed during that round's first changes"},
+            "holdout_fresh3": {"file": "tests/search/holdout_fresh3.json", "about": "124 everyday phrasings over all 34 tools, written on 2026-12-04 by the session of the last round after its last ranker change, committed before it was measured (commit cfd3610), measured once: these figures; never tuned on; the gate of the targets"},
         },
         "real_shaped": {
             "queries": q_json,
@@ -500,6 +520,7 @@ fn measure() -> Report {
             "holdout_unseen": u_json,
             "holdout_fresh": f_json,
             "holdout_fresh2": f2_json,
+            "holdout_fresh3": f3_json,
         },
         "simulator_prose": shape(&cat.tools),
         "names_only": shape(&bare),
@@ -513,14 +534,24 @@ fn measure() -> Report {
             "about": "holdout_fresh as measured once, on the real-shaped catalog, after the round's first set of ranker changes (commit 'search-quality figures regenerated: the fresh holdout measured once'); the figures under real_shaped.holdout_fresh are after the last rule, so no longer unseen",
             "recall_at_1": 0.6111, "recall_at_5": 0.8889, "mrr": 0.7305,
         },
-        "before_this_round": {
-            "about": "the figures committed before the 2026-12-04 round (commit 1bbb5b8), real-shaped catalog; the tuning set then had 201 queries (ids 300+ were added in the round)",
+        "before_the_last_round": {
+            "about": "the figures committed before the last 2026-12-04 round (commit 9177df3), real-shaped catalog, with names_only and reworded for the newest set then",
+            "queries": {"recall_at_1": 0.9042, "recall_at_5": 0.9917, "mrr": 0.9401},
+            "holdout": {"recall_at_1": 0.8727, "recall_at_5": 0.9455, "mrr": 0.903},
+            "holdout_unseen": {"recall_at_1": 0.7527, "recall_at_5": 0.9462, "mrr": 0.8378},
+            "holdout_fresh": {"recall_at_1": 0.6667, "recall_at_5": 0.9028, "mrr": 0.7682},
+            "holdout_fresh2": {"recall_at_1": 0.7031, "recall_at_5": 0.8281, "mrr": 0.7617},
+            "holdout_fresh2_names_only": {"recall_at_1": 0.5781, "recall_at_5": 0.7969, "mrr": 0.6772},
+            "holdout_fresh2_reworded": {"recall_at_1": 0.6094, "recall_at_5": 0.7813, "mrr": 0.6931},
+        },
+        "before_the_first_round": {
+            "about": "the figures committed before the first 2026-12-04 round (commit 1bbb5b8), real-shaped catalog; the tuning set then had 201 queries (ids 300+ were added in the round)",
             "queries": {"recall_at_1": 0.9154, "recall_at_5": 1.0, "mrr": 0.9537},
             "holdout_unseen": {"recall_at_1": 0.6452, "recall_at_5": 0.9247, "mrr": 0.7711},
         },
         "targets": {
-            "holdout_fresh2_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
-            "status": if ff2.recall_at_1 >= RECALL_AT_1_FLOOR && ff2.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the fresh holdout is below the target; the test gates the tuning set at the target and the holdouts at their committed figures" },
+            "holdout_fresh3_real_shaped": {"recall_at_1": RECALL_AT_1_FLOOR, "recall_at_5": RECALL_AT_5_FLOOR},
+            "status": if ff3.recall_at_1 >= RECALL_AT_1_FLOOR && ff3.recall_at_5 >= RECALL_AT_5_FLOOR { "met" } else { "not met: the newest holdout is below the target; the test gates the tuning set at the target and the holdouts at their committed figures" },
         },
         "no_match_requests": no_match,
         "arbitrary_code_requests_without_permission": arbitrary,
@@ -535,8 +566,9 @@ fn measure() -> Report {
             ("holdout_unseen", uf, figures(&u_base.action_ranks)),
             ("holdout_fresh", ff, figures(&f_base.action_ranks)),
             ("holdout_fresh2", ff2, figures(&f2_base.action_ranks)),
+            ("holdout_fresh3", ff3, figures(&f3_base.action_ranks)),
         ],
-        fresh_real: ff2,
+        fresh_real: ff3,
         json,
     }
 }
@@ -617,7 +649,7 @@ fn ours_meets_the_floors_beats_the_baseline_and_holds_the_committed_figures() {
     }
     let u = report.fresh_real;
     eprintln!(
-        "fresh holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR})"
+        "newest holdout, real-shaped catalog: {u:?} (target recall@1 {RECALL_AT_1_FLOOR}, recall@5 {RECALL_AT_5_FLOOR})"
     );
     // The floors hold on the tuning set; the unseen set must not fall below its committed
     // figures (below).
@@ -718,19 +750,35 @@ fn unseen_and_reworded_sets_name_real_actions() {
             None => assert!(tool.callable_without_action(), "fresh {}", q.id),
         }
     }
+    let fresh3 = fresh3();
+    assert!(
+        fresh3.len() >= 80,
+        "the third fresh holdout has {}",
+        fresh3.len()
+    );
+    let tools: std::collections::BTreeSet<&str> = fresh3.iter().map(|q| q.tool.as_str()).collect();
+    assert_eq!(
+        tools.len(),
+        cat.tools.len(),
+        "the third fresh holdout covers every tool"
+    );
     let fresh2 = fresh2();
     assert!(
         fresh2.len() >= 60,
         "the second fresh holdout has {}",
         fresh2.len()
     );
-    for q in &fresh2 {
+    for q in fresh2.iter().chain(&fresh3) {
         let tool = cat
             .tool(&q.tool)
-            .unwrap_or_else(|| panic!("fresh2 {} expects unknown tool {}", q.id, q.tool));
+            .unwrap_or_else(|| panic!("fresh2/fresh3 {} expects unknown tool {}", q.id, q.tool));
         match &q.action {
-            Some(a) => assert!(tool.actions.iter().any(|x| x.name == *a), "fresh2 {}", q.id),
-            None => assert!(tool.callable_without_action(), "fresh2 {}", q.id),
+            Some(a) => assert!(
+                tool.actions.iter().any(|x| x.name == *a),
+                "fresh2/fresh3 {}",
+                q.id
+            ),
+            None => assert!(tool.callable_without_action(), "fresh2/fresh3 {}", q.id),
         }
     }
     // Every tool has a reworded description that shares no sentence with the simulator's.
