@@ -7,7 +7,7 @@
 //! `projectPath`; and its `domain_epoch` must equal the heartbeat's, allowing 2.5 s for a
 //! heartbeat that lags behind a reload. Unknown fields are reported, not fatal.
 
-use crate::connector::{CatalogReply, ConnectorClient, ConnectorError};
+use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::Instance;
 use hera_connector_contract::canonical::{self, Json, NumberMode};
 use hera_connector_contract::catalog::Catalog;
@@ -30,33 +30,32 @@ pub struct FetchedCatalog {
     pub instance: Instance,
 }
 
-fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
-    match v {
-        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
-        _ => None,
-    }
-}
-
 /// Fetches the strict catalog and checks it.
 pub async fn fetch_verified(client: &ConnectorClient) -> Result<FetchedCatalog, ConnectorError> {
-    let CatalogReply { text, envelope } = client.fetch_catalog().await?;
-    let body = canonical::parse(&text).map_err(|e| {
-        ConnectorError::CatalogInvalid(format!("catalog reply is not valid JSON: {e}"))
-    })?;
-    let data_json = member(&body, "data")
+    let reply = client.fetch_catalog().await?;
+    let data_text = reply
+        .data_text()
         .ok_or_else(|| ConnectorError::CatalogInvalid("the catalog reply has no data".into()))?;
-    let data_value = envelope.into_data().unwrap_or(Value::Null);
-    verify(client, data_json, data_value).await
+    verify(client, data_text).await
 }
 
+/// Checks the catalog `data_text` (exactly as received). The text is parsed twice, each time
+/// straight from the received bytes: into a tree that keeps number literals (the canonical
+/// text, hence the hash, comes from it) and into the typed catalog. Nothing is decoded into a
+/// generic tree and copied; the literal tree is dropped once the canonical text and the list
+/// of unknown fields are made.
 async fn verify(
     client: &ConnectorClient,
-    data_json: &Json,
-    data_value: Value,
+    data_text: &str,
 ) -> Result<FetchedCatalog, ConnectorError> {
-    let computed = canonical::catalog_hash_json(data_json);
-    let raw = data_value.clone();
-    let catalog: Catalog = serde_json::from_value(data_value)
+    let data_json = canonical::parse(data_text).map_err(|e| {
+        ConnectorError::CatalogInvalid(format!("catalog reply is not valid JSON: {e}"))
+    })?;
+    let canonical_text = canonical::write_canonical(&data_json, NumberMode::Literal);
+    // The same hash as `catalog_hash_json(&data_json)`, read off the canonical text in place.
+    let computed = canonical::catalog_hash_of_canonical(&canonical_text)
+        .map_err(|e| ConnectorError::CatalogInvalid(format!("malformed catalog: {e}")))?;
+    let catalog: Catalog = serde_json::from_str(data_text)
         .map_err(|e| ConnectorError::CatalogInvalid(format!("malformed catalog: {e}")))?;
     if computed != catalog.catalog_hash {
         return Err(ConnectorError::CatalogInvalid(format!(
@@ -75,6 +74,8 @@ async fn verify(
     if !problems.is_empty() {
         return Err(ConnectorError::CatalogInvalid(problems.join("; ")));
     }
+    let unknown_fields = unknown_fields(&data_json, &mut catalog);
+    drop(data_json);
     let mut instance = client.instance();
     let expected_project = project_id(&instance.project_path);
     if catalog.project_id != expected_project {
@@ -97,10 +98,6 @@ async fn verify(
             instance = i;
         }
     }
-    let canonical_text = canonical::write_canonical(data_json, NumberMode::Literal);
-    let known = serde_json::to_value(&catalog).unwrap_or(Value::Null);
-    let mut unknown_fields = Vec::new();
-    unknown_keys(&raw, &known, "", &mut unknown_fields);
     // A newer Connector may add fields; the hash covers them, so they are kept and reported
     // rather than refused.
     if !unknown_fields.is_empty() {
@@ -116,11 +113,37 @@ async fn verify(
     })
 }
 
+/// The fields of the received catalog (`raw`) that our types do not keep: `raw` against the
+/// catalog written back, compared one tool at a time so only one tool's re-serialization
+/// exists at once.
+fn unknown_fields(raw: &Json, catalog: &mut Catalog) -> Vec<String> {
+    let mut out = Vec::new();
+    let tools = std::mem::take(&mut catalog.tools);
+    let top = serde_json::to_value(&*catalog).unwrap_or(Value::Null);
+    catalog.tools = tools;
+    unknown_keys(raw, &top, "", &mut out);
+    if let Some(Json::Array(raw_tools)) = member(raw, "tools") {
+        for (i, (rt, tool)) in raw_tools.iter().zip(&catalog.tools).enumerate() {
+            let known = serde_json::to_value(tool).unwrap_or(Value::Null);
+            unknown_keys(rt, &known, &format!("tools[{i}]"), &mut out);
+        }
+    }
+    out
+}
+
+/// The last member `key` of an object (a repeated key keeps its last value).
+fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
+    match v {
+        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
 /// Keys present in `raw` but absent from `known` (our re-serialization), skipping the opaque
 /// parts: schemas and rule conditions.
-fn unknown_keys(raw: &Value, known: &Value, at: &str, out: &mut Vec<String>) {
+fn unknown_keys(raw: &Json, known: &Value, at: &str, out: &mut Vec<String>) {
     match (raw, known) {
-        (Value::Object(r), Value::Object(k)) => {
+        (Json::Object(r), Value::Object(k)) => {
             for (key, rv) in r {
                 let path = if at.is_empty() {
                     key.clone()
@@ -135,7 +158,7 @@ fn unknown_keys(raw: &Value, known: &Value, at: &str, out: &mut Vec<String>) {
                 }
             }
         }
-        (Value::Array(r), Value::Array(k)) => {
+        (Json::Array(r), Value::Array(k)) => {
             for (i, (rv, kv)) in r.iter().zip(k).enumerate() {
                 unknown_keys(rv, kv, &format!("{at}[{i}]"), out);
             }
@@ -149,11 +172,15 @@ mod tests {
     use super::*;
     #[test]
     fn unknown_keys_are_listed_outside_schemas() {
-        let raw = serde_json::json!({"a": 1, "tools": [{"name": "x", "extra": true,
-            "input_schema": {"anything": 1}}], "new_top": 2});
+        let raw = canonical::parse(
+            r#"{"a": 1, "tools": [{"name": "x", "extra": true,
+            "input_schema": {"anything": 1}}], "new_top": 2}"#,
+        )
+        .unwrap();
         let known = serde_json::json!({"a": 1, "tools": [{"name": "x", "input_schema": {}}]});
         let mut out = Vec::new();
         unknown_keys(&raw, &known, "", &mut out);
-        assert_eq!(out, ["new_top", "tools[0].extra"]);
+        // In the order received.
+        assert_eq!(out, ["tools[0].extra", "new_top"]);
     }
 }

@@ -23,7 +23,6 @@ mod envelope;
 mod error;
 pub mod transport;
 
-pub use catalog_fetch::CatalogReply;
 pub use envelope::{Envelope, rewrite_version_skew};
 pub use error::ConnectorError;
 

@@ -586,7 +586,6 @@ pub(crate) mod tests {
             catalog: std::sync::Arc::new(catalog),
             kind: CatalogKind::Strict,
             origin: CatalogOrigin::Live,
-            canonical_text: std::sync::Arc::new(String::new()),
         }
     }
 

@@ -751,10 +751,8 @@ impl Session {
     ) -> Result<Arc<CatalogView>, ConnectorError> {
         let _guard = self.refresh.lock().await;
         let loading = self.loading();
-        let snapshot = catalog::load(client, None).await?;
-        if let Err(e) = self.cache.store(&snapshot) {
-            tracing::warn!("could not cache the tool catalog: {e}");
-        }
+        // Fetched whatever the cache holds, then stored (a failed store is logged there).
+        let snapshot = catalog::refresh(client, Some(&self.cache)).await?;
         let view = Self::view_of(snapshot, Some(&client.instance()));
         drop(loading);
         // Only the followed project's catalog is published.
