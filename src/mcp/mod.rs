@@ -114,6 +114,8 @@ pub fn run(opts: McpOptions) -> ExitCode {
             "unsupported MCP transport {transport:?}; only stdio is available (--transport stdio)"
         ));
     }
+    // Before the runtime starts any thread.
+    crate::platform::process::limit_malloc_arenas();
     let allow_arbitrary_code = opts.allow_arbitrary_code;
     let exposure = match exposure::resolve(
         opts.exposure.as_deref(),
