@@ -100,9 +100,7 @@ mod platform {
                     Some(s) => s,
                     None => {
                         return ListenerCheck::Unverifiable {
-                            why: format!(
-                                "neither sock_diag ({e}) nor /proc/net/tcp can be read"
-                            ),
+                            why: format!("neither sock_diag ({e}) nor /proc/net/tcp can be read"),
                         };
                     }
                 }
