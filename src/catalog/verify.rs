@@ -10,7 +10,7 @@
 use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::Instance;
 use hera_connector_contract::canonical::{self, Json, NumberMode};
-use hera_connector_contract::catalog::Catalog;
+use hera_connector_contract::catalog::{Catalog, ToolEntry};
 use hera_connector_contract::identity::project_id;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -115,7 +115,8 @@ async fn verify(
 
 /// The fields of the received catalog (`raw`) that our types do not keep: `raw` against the
 /// catalog written back, compared one tool at a time so only one tool's re-serialization
-/// exists at once.
+/// exists at once, and with the schemas (opaque to the comparison, and most of a tool) left
+/// out of it rather than copied.
 fn unknown_fields(raw: &Json, catalog: &mut Catalog) -> Vec<String> {
     let mut out = Vec::new();
     let tools = std::mem::take(&mut catalog.tools);
@@ -123,10 +124,37 @@ fn unknown_fields(raw: &Json, catalog: &mut Catalog) -> Vec<String> {
     catalog.tools = tools;
     unknown_keys(raw, &top, "", &mut out);
     if let Some(Json::Array(raw_tools)) = member(raw, "tools") {
-        for (i, (rt, tool)) in raw_tools.iter().zip(&catalog.tools).enumerate() {
-            let known = serde_json::to_value(tool).unwrap_or(Value::Null);
-            unknown_keys(rt, &known, &format!("tools[{i}]"), &mut out);
+        for (i, (rt, tool)) in raw_tools.iter().zip(&mut catalog.tools).enumerate() {
+            let known = without_schemas(tool, |t| serde_json::to_value(t));
+            unknown_keys(
+                rt,
+                &known.unwrap_or(Value::Null),
+                &format!("tools[{i}]"),
+                &mut out,
+            );
         }
+    }
+    out
+}
+
+/// Runs `f` on `tool` with its and its actions' schemas set aside (`null` in their place), then
+/// puts them back.
+fn without_schemas<T>(tool: &mut ToolEntry, f: impl FnOnce(&ToolEntry) -> T) -> T {
+    let mut held = Vec::with_capacity(2 + 2 * tool.actions.len());
+    held.push(std::mem::take(&mut tool.input_schema));
+    held.push(std::mem::take(&mut tool.output_schema));
+    for a in &mut tool.actions {
+        held.push(std::mem::take(&mut a.input_schema));
+        held.push(std::mem::take(&mut a.output_schema));
+    }
+    let out = f(tool);
+    let mut held = held.into_iter();
+    let mut next = || held.next().unwrap_or(Value::Null);
+    tool.input_schema = next();
+    tool.output_schema = next();
+    for a in &mut tool.actions {
+        a.input_schema = next();
+        a.output_schema = next();
     }
     out
 }
@@ -182,5 +210,28 @@ mod tests {
         unknown_keys(&raw, &known, "", &mut out);
         // In the order received.
         assert_eq!(out, ["tools[0].extra", "new_top"]);
+    }
+
+    #[test]
+    fn schemas_are_set_aside_and_put_back() {
+        let safety = serde_json::json!({"risk_class": "read_only", "read_only": true,
+            "destructive": false, "idempotent": true, "may_reload_domain": false,
+            "requires_play_mode": false, "requires_confirmation": false, "reversible": true,
+            "supports_cancellation": false, "side_effect_scope": "none"});
+        let mut tool: ToolEntry = serde_json::from_value(serde_json::json!({
+            "name": "t", "title": "T", "source": {"kind": "builtin", "assembly": "a", "type": "T"},
+            "contract_mode": "strict", "input_schema": {"type": "object", "x": 1},
+            "output_schema": {"type": "object"},
+            "actions": [{"name": "a", "input_schema": {"a": 1}, "output_schema": {"b": 2},
+                "safety": safety}],
+            "safety": safety
+        }))
+        .unwrap();
+        let before = tool.clone();
+        let seen = without_schemas(&mut tool, |t| serde_json::to_value(t).unwrap());
+        assert_eq!(seen["input_schema"], Value::Null);
+        assert_eq!(seen["actions"][0]["output_schema"], Value::Null);
+        assert_eq!(seen["actions"][0]["name"], "a");
+        assert_eq!(tool, before);
     }
 }
