@@ -4,7 +4,8 @@
 //!
 //! Layout: `~/.hera-agent-unity/cache/catalog/<project-hex>/<catalog-hex>.json`, holding
 //! `{"key":{"project_id","features","domain_epoch","catalog_hash"},"catalog":{…}}`. Directories
-//! are 0700 and files 0600 (on Unix), files are replaced atomically (`platform::fs`), and at
+//! are 0700 and files 0600 (on Unix), files are replaced atomically and without waiting for
+//! the disk (`platform::fs`; a read verifies the hash anyway), and at
 //! most [`MAX_FILES_PER_PROJECT`] files are kept per project (newest by modification time).
 //! The catalog is stored as canonical text with numbers as received, so its hash can be
 //! recomputed on every read from the stored bytes as they stand
@@ -44,7 +45,7 @@ struct CacheFile<'a> {
     catalog: &'a RawValue,
 }
 
-use crate::platform::fs::{create_private_dir as private_dir, write_private_atomic};
+use crate::platform::fs::{create_private_dir as private_dir, write_private_atomic_unsynced};
 
 impl CatalogCache {
     pub fn new(home: &AgentHome) -> CatalogCache {
@@ -78,7 +79,9 @@ impl CatalogCache {
         let key = serde_json::to_string(key).expect("a key always serializes");
         let text = format!("{{\"key\":{key},\"catalog\":{canonical_text}}}");
         let path = pdir.join(format!("{chex}.json"));
-        write_private_atomic(&path, text.as_bytes())?;
+        // Not synced to disk: every read re-verifies the hash, so a file a crash left torn is
+        // ignored, and the first answer does not wait for the disk.
+        write_private_atomic_unsynced(&path, text.as_bytes())?;
         self.prune(&pdir);
         Ok(path)
     }

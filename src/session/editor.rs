@@ -896,8 +896,14 @@ impl Session {
     /// waiting. Each pass is one directory scan; nothing is fetched while the epoch is unchanged.
     pub fn start_watch(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
+            // The first look is at once, so the catalog is loading while the client is still
+            // initializing, and its first search or call finds it ready.
+            let mut first = true;
             loop {
-                tokio::time::sleep(WATCH_INTERVAL).await;
+                if !first {
+                    tokio::time::sleep(WATCH_INTERVAL).await;
+                }
+                first = false;
                 let Presence::Present(i) = self.observe(self.may_switch(0)).await else {
                     continue;
                 };
