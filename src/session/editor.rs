@@ -346,6 +346,8 @@ pub struct Session {
     /// A project switch the agent has not been told about yet.
     switched: Mutex<Option<ProjectSwitch>>,
     scans: ScanReuse,
+    /// Wakes the heartbeat watch before its next tick ([`Session::look_now`]).
+    wake: tokio::sync::Notify,
 }
 
 fn state_error(instance: &Instance) -> CallError {
@@ -404,6 +406,7 @@ impl Session {
             client: Mutex::new(None),
             view: tokio::sync::watch::Sender::new(None),
             refresh: tokio::sync::Mutex::new(()),
+            wake: tokio::sync::Notify::new(),
             loading: AtomicUsize::new(0),
             issued: Default::default(),
             calls: AtomicUsize::new(0),
@@ -894,16 +897,20 @@ impl Session {
     /// Polls the heartbeat every second for the life of the server and refreshes the catalog
     /// when the Editor appears or its domain epoch changes, so reads stay current without
     /// waiting. Each pass is one directory scan; nothing is fetched while the epoch is unchanged.
+    /// Has the heartbeat watch look now instead of at its next tick: a client that has just
+    /// initialized will search or call soon, so its catalog is loaded meanwhile. Nothing is
+    /// contacted before a client says it is there.
+    pub fn look_now(&self) {
+        self.wake.notify_one();
+    }
+
     pub fn start_watch(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            // The first look is at once, so the catalog is loading while the client is still
-            // initializing, and its first search or call finds it ready.
-            let mut first = true;
             loop {
-                if !first {
-                    tokio::time::sleep(WATCH_INTERVAL).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(WATCH_INTERVAL) => {}
+                    _ = self.wake.notified() => {}
                 }
-                first = false;
                 let Presence::Present(i) = self.observe(self.may_switch(0)).await else {
                     continue;
                 };
