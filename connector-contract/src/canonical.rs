@@ -708,7 +708,11 @@ pub fn hmac_sha256_verify(key: &[u8], parts: &[&[u8]], tag: &[u8]) -> bool {
 
 /// `sha256:` + lowercase hex digest. The one hashing routine of the project.
 pub fn sha256_prefixed(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
+    prefixed_hex(&Sha256::digest(bytes))
+}
+
+/// `sha256:` + lowercase hex of a finished digest.
+fn prefixed_hex(digest: &[u8]) -> String {
     let mut out = String::with_capacity(71);
     out.push_str("sha256:");
     for b in digest {
@@ -760,16 +764,82 @@ pub fn catalog_hash_text(envelope: &str) -> Result<String, ParseError> {
 
 /// `catalog_hash` of a parsed envelope (members other than `schema_version` and `tools` ignored).
 pub fn catalog_hash_json(envelope: &Json) -> String {
-    let members = match envelope {
+    let mut hashed: Vec<&(String, Json)> = match envelope {
         Json::Object(m) => m
             .iter()
             .filter(|(k, _)| k == "schema_version" || k == "tools")
-            .cloned()
             .collect(),
         _ => Vec::new(),
     };
-    let text = write_canonical(&Json::Object(members), NumberMode::Literal);
+    // The members are written in place, not cloned into a new object: `tools` is most of a
+    // catalog.
+    hashed.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
+    let mut text = String::new();
+    text.push('{');
+    for (i, (k, v)) in hashed.into_iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        write_string(k, &mut text);
+        text.push(':');
+        write_value(v, NumberMode::Literal, EditorZone::UTC, &mut text);
+    }
+    text.push('}');
     sha256_prefixed(text.as_bytes())
+}
+
+/// `catalog_hash` of a catalog that is already canonical text (as [`write_canonical`] writes
+/// it in [`NumberMode::Literal`], e.g. a stored copy): the `schema_version` and `tools` members
+/// are hashed as they stand in `text`, with no tree built and nothing re-written. For canonical
+/// text the result equals [`catalog_hash_json`]'s. Text that is not canonical (re-formatted,
+/// keys out of order) hashes differently from the catalog's own hash, so a check against that
+/// hash refuses it; it cannot make a different catalog pass. `Err` when `text` is not a JSON
+/// object.
+pub fn catalog_hash_of_canonical(text: &str) -> Result<String, serde_json::Error> {
+    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+    use serde_json::value::RawValue;
+    /// The hashed members of the top-level object, each as its exact text.
+    struct Hashed<'a>(Vec<(String, &'a RawValue)>);
+    impl<'de> Deserialize<'de> for Hashed<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Members;
+            impl<'de> Visitor<'de> for Members {
+                type Value = Hashed<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a catalog object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hashed<'de>, A::Error> {
+                    let mut out = Vec::new();
+                    // Bounded by the input's length.
+                    while let Some(key) = map.next_key::<String>()? {
+                        let value: &'de RawValue = map.next_value()?;
+                        if key == "schema_version" || key == "tools" {
+                            out.push((key, value));
+                        }
+                    }
+                    Ok(Hashed(out))
+                }
+            }
+            d.deserialize_map(Members)
+        }
+    }
+    let Hashed(mut members) = serde_json::from_str::<Hashed>(text)?;
+    members.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
+    let mut hasher = Sha256::new();
+    hasher.update(b"{");
+    let mut key = String::new();
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            hasher.update(b",");
+        }
+        key.clear();
+        write_string(k, &mut key);
+        hasher.update(key.as_bytes());
+        hasher.update(b":");
+        hasher.update(v.get().as_bytes());
+    }
+    hasher.update(b"}");
+    Ok(prefixed_hex(&hasher.finalize()))
 }
 
 /// `catalog_hash` of an envelope built as a `serde_json` value (the simulator's side).
@@ -794,6 +864,27 @@ mod tests {
 
     fn nt(lit: &str) -> String {
         newtonsoft_number(lit)
+    }
+
+    #[test]
+    fn a_canonical_catalog_hashes_in_place_as_its_tree_does() {
+        let text = r#"{"tools":[{"n":1.10,"z":"\u2028é","a":[true,null]}],"domain_epoch":"e","schema_version":"hera.tool-catalog/1","x":{"tools":1}}"#;
+        let tree = parse(text).unwrap();
+        let stored = write_canonical(&tree, NumberMode::Literal);
+        let expected = catalog_hash_json(&tree);
+        assert_eq!(catalog_hash_of_canonical(&stored).unwrap(), expected);
+        assert_eq!(catalog_hash_text(text).unwrap(), expected);
+        // A reformatted or reordered copy is not the canonical text: its hash differs.
+        assert_ne!(catalog_hash_of_canonical(text).unwrap(), expected);
+        let spaced = stored.replace(",\"", ", \"");
+        assert_ne!(catalog_hash_of_canonical(&spaced).unwrap(), expected);
+        // No hashed member at all hashes as `{}`, like the tree; a non-object is refused.
+        assert_eq!(
+            catalog_hash_of_canonical(r#"{"a":1}"#).unwrap(),
+            sha256_prefixed(b"{}")
+        );
+        assert!(catalog_hash_of_canonical("[1]").is_err());
+        assert!(catalog_hash_of_canonical(r#"{"tools":"#).is_err());
     }
 
     #[test]

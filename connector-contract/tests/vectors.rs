@@ -249,6 +249,19 @@ fn catalog_hash() {
             canonical::catalog_hash_text(text).ok().as_deref(),
             Some(s(&v, "expected_hash")),
         );
+        // The same hash from the catalog's canonical text (a stored copy), read in place.
+        let stored = canonical::write_canonical(
+            &canonical::parse(text).expect("envelope parses"),
+            NumberMode::Literal,
+        );
+        r.check(
+            name,
+            "catalog_hash_of_canonical",
+            canonical::catalog_hash_of_canonical(&stored)
+                .ok()
+                .as_deref(),
+            Some(s(&v, "expected_hash")),
+        );
         let structure_ok = match serde_json::from_str::<Catalog>(text) {
             Ok(c) => c.check_structure().is_empty(),
             Err(_) => false,

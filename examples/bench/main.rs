@@ -11,7 +11,9 @@
 //! Options: `--smoke`, `--output <file>` (default `metrics/bench.json` for a full release run,
 //! a temporary file otherwise), `--server <binary>` (default: the `hera-agent-unity` built next to
 //! this example), `--baseline-server <binary>` (another build, for the binary-size comparison),
-//! `--no-readme`.
+//! `--no-readme`, `--only <sections>` (comma-separated, of `startup`, `latency`, `throughput`,
+//! `first_search`, `memory`, `spill`, `search`, `binary`: measure only those, e.g. while
+//! working on one target; such a run never writes `metrics/bench.json` or the README).
 //!
 //! The reference Editor simulator runs in this process (temporary HOME, real HTTP on 127.0.0.1);
 //! the real `hera-agent-unity mcp --transport stdio` binary runs as child processes. The baseline
@@ -114,6 +116,28 @@ struct Args {
     output: Option<PathBuf>,
     server: Option<PathBuf>,
     baseline_server: Option<PathBuf>,
+    /// `--only`: the sections to measure; `None` measures all.
+    only: Option<Vec<String>>,
+}
+
+/// The sections `--only` accepts, in run order.
+const SECTIONS: [&str; 8] = [
+    "startup",
+    "latency",
+    "throughput",
+    "first_search",
+    "memory",
+    "spill",
+    "search",
+    "binary",
+];
+
+impl Args {
+    fn wants(&self, section: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|s| s == section))
+    }
 }
 
 fn parse_args() -> Res<Args> {
@@ -124,6 +148,7 @@ fn parse_args() -> Res<Args> {
         output: None,
         server: None,
         baseline_server: None,
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -139,6 +164,17 @@ fn parse_args() -> Res<Args> {
             "--output" => a.output = Some(path("--output")?),
             "--server" => a.server = Some(path("--server")?),
             "--baseline-server" => a.baseline_server = Some(path("--baseline-server")?),
+            "--only" => {
+                let list = it.next().ok_or("--only needs a list of sections")?;
+                let only: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();
+                if let Some(bad) = only.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
+                    return Err(format!(
+                        "--only: unknown section {bad:?}; the sections are {}",
+                        SECTIONS.join(", ")
+                    ));
+                }
+                a.only = Some(only);
+            }
             other => {
                 return Err(format!(
                     "unknown argument {other:?}; see the doc comment of examples/bench/main.rs"
@@ -168,6 +204,17 @@ fn run() -> Res<()> {
             .map_err(|e| format!("{}: {e}", committed.display()))?;
         let report: Value = serde_json::from_str(&text).map_err(|e| format!("bench.json: {e}"))?;
         return readme::write(&root().join("README.md"), &report);
+    }
+    if args.only.is_some()
+        && args
+            .output
+            .as_ref()
+            .is_some_and(|o| o.ends_with("metrics/bench.json"))
+    {
+        return Err(
+            "an --only run measures part of the report; it is not written to metrics/bench.json"
+                .into(),
+        );
     }
     let release = !cfg!(debug_assertions);
     let plan = if args.smoke {
@@ -206,37 +253,71 @@ fn run() -> Res<()> {
         .map_err(|e| format!("tokio runtime: {e}"))?;
     let direct = DirectClient::connect(&rt, home.path(), &project, &sim)?;
 
+    let skipped = || Ok::<Value, String>(Value::Null);
     eprintln!("bench: 0. start-up and tools/list with no Editor");
-    let startup = startup_rounds(&ctx, &plan)?;
+    let startup = if args.wants("startup") {
+        startup_rounds(&ctx, &plan)?
+    } else {
+        skipped()?
+    };
 
     eprintln!("bench: 1. latency (read and mutation, interleaved with direct HTTP)");
-    let creates_before = sim.side_effects_of("manage_gameobject", Some("create"));
-    let latency = latency_rounds(&ctx, &direct, &rt, &plan)?;
-    let creates = sim.side_effects_of("manage_gameobject", Some("create")) - creates_before;
-    if creates != latency.mutations {
-        return Err(format!(
-            "the simulator executed {creates} manage_gameobject create(s) for {} sent",
-            latency.mutations
-        ));
-    }
+    let (latency, creates) = if args.wants("latency") {
+        let creates_before = sim.side_effects_of("manage_gameobject", Some("create"));
+        let latency = latency_rounds(&ctx, &direct, &rt, &plan)?;
+        let creates = sim.side_effects_of("manage_gameobject", Some("create")) - creates_before;
+        if creates != latency.mutations {
+            return Err(format!(
+                "the simulator executed {creates} manage_gameobject create(s) for {} sent",
+                latency.mutations
+            ));
+        }
+        (latency.figures, json!(creates))
+    } else {
+        (Value::Null, Value::Null)
+    };
 
     eprintln!("bench: 2. throughput at {IN_FLIGHT:?} in flight");
-    let throughput = throughput(&ctx, &direct, &rt, &plan)?;
+    let throughput = if args.wants("throughput") {
+        throughput(&ctx, &direct, &rt, &plan)?
+    } else {
+        skipped()?
+    };
 
     eprintln!("bench: 3. spawn -> first tool_search, warm and cold cache");
-    let first_search = first_search_rounds(&ctx, &direct, &rt, &plan)?;
+    let first_search = if args.wants("first_search") {
+        first_search_rounds(&ctx, &direct, &rt, &plan)?
+    } else {
+        skipped()?
+    };
 
     eprintln!("bench: 4. memory over {} mixed calls", plan.growth_calls);
-    let memory = memory_session(&ctx, &plan)?;
+    let memory = if args.wants("memory") {
+        memory_session(&ctx, &plan)?
+    } else {
+        skipped()?
+    };
 
     eprintln!("bench: 5. a spilled result of {} bytes", plan.spill_bytes);
-    let spill = spill_session(&ctx, &sim, &direct, &rt, &plan)?;
+    let spill = if args.wants("spill") {
+        spill_session(&ctx, &sim, &direct, &rt, &plan)?
+    } else {
+        skipped()?
+    };
     sim.shutdown();
 
     eprintln!("bench: 6. tool_search in process");
-    let search = search::run(plan.smoke);
+    let search = if args.wants("search") {
+        search::run(plan.smoke)
+    } else {
+        Value::Null
+    };
 
-    let binary_fig = binary_figures(&binary, args.baseline_server.as_deref());
+    let binary_fig = if args.wants("binary") {
+        binary_figures(&binary, args.baseline_server.as_deref())
+    } else {
+        Value::Null
+    };
     let load_end = load_average();
     let command = std::iter::once(if release {
         "cargo run --release --example bench --".to_string()
@@ -249,7 +330,7 @@ fn run() -> Res<()> {
     let mut report = json!({
         "format": "hera.bench/1",
         "command": command.trim_end_matches(" --"),
-        "mode": if plan.smoke { "smoke (a few iterations: proves the steps run, figures mean nothing)" } else { "full" },
+        "mode": if plan.smoke { "smoke (a few iterations: proves the steps run, figures mean nothing)" } else if args.only.is_some() { "partial (--only)" } else { "full" },
         "profile": if release { "release" } else { "debug (not representative)" },
         "date": today(),
         "commit": commit(),
@@ -268,7 +349,7 @@ fn run() -> Res<()> {
             "noise": "a shared 2-core machine: compare ratios from one run, not absolute figures across runs",
         },
         "startup_no_editor": startup,
-        "latency": latency.figures,
+        "latency": latency,
         "throughput": throughput,
         "first_tool_search": first_search,
         "memory": memory,
@@ -282,7 +363,8 @@ fn run() -> Res<()> {
     });
     report["targets"] = targets(&report);
     let text = serde_json::to_string_pretty(&report).expect("a JSON value serializes") + "\n";
-    let output = match (&args.output, release && !plan.smoke) {
+    let partial = args.only.is_some();
+    let output = match (&args.output, release && !plan.smoke && !partial) {
         (Some(p), _) => p.clone(),
         (None, true) => committed.clone(),
         (None, false) => std::env::temp_dir().join("hera-bench.json"),

@@ -4,16 +4,22 @@
 //!
 //! Layout: `~/.hera-agent-unity/cache/catalog/<project-hex>/<catalog-hex>.json`, holding
 //! `{"key":{"project_id","features","domain_epoch","catalog_hash"},"catalog":{…}}`. Directories
-//! are 0700 and files 0600 (on Unix), files are replaced atomically (`platform::fs`), and at
+//! are 0700 and files 0600 (on Unix), files are replaced atomically and without waiting for
+//! the disk (`platform::fs`; a read verifies the hash anyway), and at
 //! most [`MAX_FILES_PER_PROJECT`] files are kept per project (newest by modification time).
 //! The catalog is stored as canonical text with numbers as received, so its hash can be
-//! recomputed on every read: a damaged or edited file is ignored, never trusted.
+//! recomputed on every read from the stored bytes as they stand
+//! (`canonical::catalog_hash_of_canonical`, no tree rebuilt and re-written): a damaged or
+//! edited file is ignored, never trusted. A file whose key is not the one looked for is not
+//! read past its key.
 
 use super::{CacheKey, CatalogKind, CatalogOrigin, CatalogSnapshot};
 use crate::discovery::AgentHome;
-use hera_connector_contract::canonical::{self, Json};
+use hera_connector_contract::canonical;
 use hera_connector_contract::catalog::Catalog;
 use hera_connector_contract::wire::LEGACY_CATALOG_SCHEMA;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -31,14 +37,15 @@ fn hex_of(prefixed: &str) -> Option<&str> {
     (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
 }
 
-fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
-    match v {
-        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
-        _ => None,
-    }
+/// A cache file as stored: the key, and the catalog's canonical text exactly as written.
+#[derive(Deserialize)]
+struct CacheFile<'a> {
+    key: CacheKey,
+    #[serde(borrow)]
+    catalog: &'a RawValue,
 }
 
-use crate::platform::fs::{create_private_dir as private_dir, write_private_atomic};
+use crate::platform::fs::{create_private_dir as private_dir, write_private_atomic_unsynced};
 
 impl CatalogCache {
     pub fn new(home: &AgentHome) -> CatalogCache {
@@ -57,21 +64,24 @@ impl CatalogCache {
         hex_of(project_id).map(|h| self.dir.join(h))
     }
 
-    /// Stores a snapshot and prunes the project's folder to the newest 8 files.
-    pub fn store(&self, snap: &CatalogSnapshot) -> std::io::Result<PathBuf> {
+    /// Stores a verified catalog, given as its canonical text (numbers as received) with the
+    /// key it is valid for, and prunes the project's folder to the newest 8 files.
+    pub fn store(&self, key: &CacheKey, canonical_text: &str) -> std::io::Result<PathBuf> {
         let invalid =
             |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, m.to_string());
         let pdir = self
-            .project_dir(&snap.key.project_id)
+            .project_dir(&key.project_id)
             .ok_or_else(|| invalid("project id is not sha256:<64 hex>"))?;
-        let chex = hex_of(&snap.key.catalog_hash)
+        let chex = hex_of(&key.catalog_hash)
             .ok_or_else(|| invalid("catalog hash is not sha256:<64 hex>"))?;
         private_dir(&self.dir)?;
         private_dir(&pdir)?;
-        let key = serde_json::to_string(&snap.key).expect("a key always serializes");
-        let text = format!("{{\"key\":{key},\"catalog\":{}}}", snap.canonical_text);
+        let key = serde_json::to_string(key).expect("a key always serializes");
+        let text = format!("{{\"key\":{key},\"catalog\":{canonical_text}}}");
         let path = pdir.join(format!("{chex}.json"));
-        write_private_atomic(&path, text.as_bytes())?;
+        // Not synced to disk: every read re-verifies the hash, so a file a crash left torn is
+        // ignored, and the first answer does not wait for the disk.
+        write_private_atomic_unsynced(&path, text.as_bytes())?;
         self.prune(&pdir);
         Ok(path)
     }
@@ -106,14 +116,24 @@ impl CatalogCache {
     }
 
     /// Reads and re-verifies one cache file. `None` when it is damaged, edited or foreign.
+    #[cfg(test)]
     pub fn read(&self, path: &Path) -> Option<CatalogSnapshot> {
+        self.read_if(path, |_| true)
+    }
+
+    /// [`CatalogCache::read`], when the file's key satisfies `wanted`; the catalog of a file
+    /// with another key is neither parsed nor hashed.
+    fn read_if(&self, path: &Path, wanted: impl Fn(&CacheKey) -> bool) -> Option<CatalogSnapshot> {
         let text = std::fs::read_to_string(path).ok()?;
-        let doc = canonical::parse(&text).ok()?;
-        let catalog_json = member(&doc, "catalog")?;
-        let raw: serde_json::Value = serde_json::from_str(&text).ok()?;
-        let key: CacheKey = serde_json::from_value(raw.get("key")?.clone()).ok()?;
-        let catalog: Catalog = serde_json::from_value(raw.get("catalog")?.clone()).ok()?;
-        let hash = canonical::catalog_hash_json(catalog_json);
+        let file: CacheFile = serde_json::from_str(&text).ok()?;
+        if !wanted(&file.key) {
+            return None;
+        }
+        let catalog_text = file.catalog.get();
+        // Hashed as stored: a file that is not the canonical text it was written as fails here.
+        let hash = canonical::catalog_hash_of_canonical(catalog_text).ok()?;
+        let catalog: Catalog = serde_json::from_str(catalog_text).ok()?;
+        let key = file.key;
         if hash != key.catalog_hash || hash != catalog.catalog_hash {
             tracing::warn!(path = %path.display(), "ignoring a catalog cache file whose hash does not verify");
             return None;
@@ -145,10 +165,6 @@ impl CatalogCache {
                 path: path.to_path_buf(),
                 stored_at,
             },
-            canonical_text: Arc::new(canonical::write_canonical(
-                catalog_json,
-                canonical::NumberMode::Literal,
-            )),
         })
     }
 
@@ -162,11 +178,11 @@ impl CatalogCache {
         let features = CacheKey::normalize_features(features);
         let pdir = self.project_dir(project_id)?;
         Self::files(&pdir).into_iter().find_map(|(_, p)| {
-            let s = self.read(&p)?;
-            (s.key.project_id == project_id
-                && s.key.features == features
-                && s.key.domain_epoch == domain_epoch)
-                .then_some(s)
+            self.read_if(&p, |k| {
+                k.project_id == project_id
+                    && k.features == features
+                    && k.domain_epoch == domain_epoch
+            })
         })
     }
 
@@ -176,7 +192,7 @@ impl CatalogCache {
         let pdir = self.project_dir(project_id)?;
         Self::files(&pdir)
             .into_iter()
-            .find_map(|(_, p)| self.read(&p).filter(|s| s.key.project_id == project_id))
+            .find_map(|(_, p)| self.read_if(&p, |k| k.project_id == project_id))
     }
 }
 
@@ -186,7 +202,7 @@ mod tests {
     use crate::catalog::legacy;
     use serde_json::json;
 
-    fn snapshot(epoch: &str, tool: &str) -> CatalogSnapshot {
+    fn snapshot(epoch: &str, tool: &str) -> (CatalogSnapshot, String) {
         let pid = hera_connector_contract::identity::project_id("/p/Game");
         let listing = vec![
             json!({"name": tool, "schema": {"type":"object","properties":{"n":{"type":"number","minimum":1.10}}}, "output_schema": {}}),
@@ -198,7 +214,7 @@ mod tests {
         let v = serde_json::to_value(&catalog).unwrap();
         catalog.catalog_hash = canonical::catalog_hash_of_value(&v);
         let text = canonical::canonical_text_of_value(&serde_json::to_value(&catalog).unwrap());
-        CatalogSnapshot {
+        let snap = CatalogSnapshot {
             key: CacheKey {
                 project_id: pid,
                 features: vec!["tool_catalog_v1".into()],
@@ -208,16 +224,16 @@ mod tests {
             catalog: Arc::new(catalog),
             kind: CatalogKind::Strict,
             origin: CatalogOrigin::Live,
-            canonical_text: Arc::new(text),
-        }
+        };
+        (snap, text)
     }
 
     #[test]
     fn store_lookup_latest_tamper_prune() {
         let tmp = tempfile::tempdir().unwrap();
         let cache = CatalogCache::at(tmp.path().join("cache/catalog"));
-        let a = snapshot("e1", "alpha");
-        let path = cache.store(&a).unwrap();
+        let (a, a_text) = snapshot("e1", "alpha");
+        let path = cache.store(&a.key, &a_text).unwrap();
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -234,8 +250,8 @@ mod tests {
         assert!(cache.lookup(&pid, &[], "e1").is_none());
         // A later store under another epoch is the latest one, whatever the epoch.
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let b = snapshot("e2", "beta");
-        cache.store(&b).unwrap();
+        let (b, b_text) = snapshot("e2", "beta");
+        cache.store(&b.key, &b_text).unwrap();
         assert_eq!(
             cache.latest_for_project(&pid).unwrap().key.domain_epoch,
             "e2"
@@ -256,9 +272,8 @@ mod tests {
         );
         // At most 8 files per project.
         for i in 0..12 {
-            cache
-                .store(&snapshot(&format!("x{i}"), &format!("t{i:02}")))
-                .unwrap();
+            let (s, text) = snapshot(&format!("x{i}"), &format!("t{i:02}"));
+            cache.store(&s.key, &text).unwrap();
         }
         assert_eq!(
             CatalogCache::files(&cache.project_dir(&pid).unwrap()).len(),

@@ -73,8 +73,6 @@ pub struct CatalogSnapshot {
     pub key: CacheKey,
     pub kind: CatalogKind,
     pub origin: CatalogOrigin,
-    /// Canonical text of the catalog (numbers as received), for the cache and for hashing.
-    pub canonical_text: Arc<String>,
 }
 
 impl CatalogSnapshot {
@@ -144,8 +142,10 @@ pub async fn refresh(
     } else {
         None
     };
-    let snapshot = if let Some(fetched) = strict {
-        CatalogSnapshot {
+    // The canonical text (numbers as received) goes to the cache and is then dropped: the
+    // snapshot keeps the parsed catalog only.
+    let (snapshot, canonical_text) = if let Some(fetched) = strict {
+        let snapshot = CatalogSnapshot {
             key: CacheKey {
                 project_id: fetched.catalog.project_id.clone(),
                 features: CacheKey::normalize_features(
@@ -162,13 +162,13 @@ pub async fn refresh(
             catalog: Arc::new(fetched.catalog),
             kind: CatalogKind::Strict,
             origin: CatalogOrigin::Live,
-            canonical_text: Arc::new(fetched.canonical_text),
-        }
+        };
+        (snapshot, fetched.canonical_text)
     } else {
         let listing = client.fetch_legacy_listing().await?;
         let (catalog, text) =
             legacy::adapt(&listing.tools, &project_id, listing.instance.domain_epoch());
-        CatalogSnapshot {
+        let snapshot = CatalogSnapshot {
             key: CacheKey {
                 project_id: project_id.clone(),
                 features: CacheKey::normalize_features(
@@ -185,11 +185,11 @@ pub async fn refresh(
             catalog: Arc::new(catalog),
             kind: CatalogKind::Legacy,
             origin: CatalogOrigin::Live,
-            canonical_text: Arc::new(text),
-        }
+        };
+        (snapshot, text)
     };
     if let Some(c) = cache
-        && let Err(e) = c.store(&snapshot)
+        && let Err(e) = c.store(&snapshot.key, &canonical_text)
     {
         tracing::warn!(dir = %c.dir().display(), "could not cache the tool catalog: {e}");
     }

@@ -7,10 +7,10 @@
 //! `projectPath`; and its `domain_epoch` must equal the heartbeat's, allowing 2.5 s for a
 //! heartbeat that lags behind a reload. Unknown fields are reported, not fatal.
 
-use crate::connector::{CatalogReply, ConnectorClient, ConnectorError};
+use crate::connector::{ConnectorClient, ConnectorError};
 use crate::discovery::Instance;
 use hera_connector_contract::canonical::{self, Json, NumberMode};
-use hera_connector_contract::catalog::Catalog;
+use hera_connector_contract::catalog::{Catalog, ToolEntry};
 use hera_connector_contract::identity::project_id;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -30,33 +30,32 @@ pub struct FetchedCatalog {
     pub instance: Instance,
 }
 
-fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
-    match v {
-        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
-        _ => None,
-    }
-}
-
 /// Fetches the strict catalog and checks it.
 pub async fn fetch_verified(client: &ConnectorClient) -> Result<FetchedCatalog, ConnectorError> {
-    let CatalogReply { text, envelope } = client.fetch_catalog().await?;
-    let body = canonical::parse(&text).map_err(|e| {
-        ConnectorError::CatalogInvalid(format!("catalog reply is not valid JSON: {e}"))
-    })?;
-    let data_json = member(&body, "data")
+    let reply = client.fetch_catalog().await?;
+    let data_text = reply
+        .data_text()
         .ok_or_else(|| ConnectorError::CatalogInvalid("the catalog reply has no data".into()))?;
-    let data_value = envelope.into_data().unwrap_or(Value::Null);
-    verify(client, data_json, data_value).await
+    verify(client, data_text).await
 }
 
+/// Checks the catalog `data_text` (exactly as received). The text is parsed twice, each time
+/// straight from the received bytes: into a tree that keeps number literals (the canonical
+/// text, hence the hash, comes from it) and into the typed catalog. Nothing is decoded into a
+/// generic tree and copied; the literal tree is dropped once the canonical text and the list
+/// of unknown fields are made.
 async fn verify(
     client: &ConnectorClient,
-    data_json: &Json,
-    data_value: Value,
+    data_text: &str,
 ) -> Result<FetchedCatalog, ConnectorError> {
-    let computed = canonical::catalog_hash_json(data_json);
-    let raw = data_value.clone();
-    let catalog: Catalog = serde_json::from_value(data_value)
+    let data_json = canonical::parse(data_text).map_err(|e| {
+        ConnectorError::CatalogInvalid(format!("catalog reply is not valid JSON: {e}"))
+    })?;
+    let canonical_text = canonical::write_canonical(&data_json, NumberMode::Literal);
+    // The same hash as `catalog_hash_json(&data_json)`, read off the canonical text in place.
+    let computed = canonical::catalog_hash_of_canonical(&canonical_text)
+        .map_err(|e| ConnectorError::CatalogInvalid(format!("malformed catalog: {e}")))?;
+    let catalog: Catalog = serde_json::from_str(data_text)
         .map_err(|e| ConnectorError::CatalogInvalid(format!("malformed catalog: {e}")))?;
     if computed != catalog.catalog_hash {
         return Err(ConnectorError::CatalogInvalid(format!(
@@ -75,6 +74,8 @@ async fn verify(
     if !problems.is_empty() {
         return Err(ConnectorError::CatalogInvalid(problems.join("; ")));
     }
+    let unknown_fields = unknown_fields(&data_json, &mut catalog);
+    drop(data_json);
     let mut instance = client.instance();
     let expected_project = project_id(&instance.project_path);
     if catalog.project_id != expected_project {
@@ -97,10 +98,6 @@ async fn verify(
             instance = i;
         }
     }
-    let canonical_text = canonical::write_canonical(data_json, NumberMode::Literal);
-    let known = serde_json::to_value(&catalog).unwrap_or(Value::Null);
-    let mut unknown_fields = Vec::new();
-    unknown_keys(&raw, &known, "", &mut unknown_fields);
     // A newer Connector may add fields; the hash covers them, so they are kept and reported
     // rather than refused.
     if !unknown_fields.is_empty() {
@@ -116,11 +113,65 @@ async fn verify(
     })
 }
 
+/// The fields of the received catalog (`raw`) that our types do not keep: `raw` against the
+/// catalog written back, compared one tool at a time so only one tool's re-serialization
+/// exists at once, and with the schemas (opaque to the comparison, and most of a tool) left
+/// out of it rather than copied.
+fn unknown_fields(raw: &Json, catalog: &mut Catalog) -> Vec<String> {
+    let mut out = Vec::new();
+    let tools = std::mem::take(&mut catalog.tools);
+    let top = serde_json::to_value(&*catalog).unwrap_or(Value::Null);
+    catalog.tools = tools;
+    unknown_keys(raw, &top, "", &mut out);
+    if let Some(Json::Array(raw_tools)) = member(raw, "tools") {
+        for (i, (rt, tool)) in raw_tools.iter().zip(&mut catalog.tools).enumerate() {
+            let known = without_schemas(tool, |t| serde_json::to_value(t));
+            unknown_keys(
+                rt,
+                &known.unwrap_or(Value::Null),
+                &format!("tools[{i}]"),
+                &mut out,
+            );
+        }
+    }
+    out
+}
+
+/// Runs `f` on `tool` with its and its actions' schemas set aside (`null` in their place), then
+/// puts them back.
+fn without_schemas<T>(tool: &mut ToolEntry, f: impl FnOnce(&ToolEntry) -> T) -> T {
+    let mut held = Vec::with_capacity(2 + 2 * tool.actions.len());
+    held.push(std::mem::take(&mut tool.input_schema));
+    held.push(std::mem::take(&mut tool.output_schema));
+    for a in &mut tool.actions {
+        held.push(std::mem::take(&mut a.input_schema));
+        held.push(std::mem::take(&mut a.output_schema));
+    }
+    let out = f(tool);
+    let mut held = held.into_iter();
+    let mut next = || held.next().unwrap_or(Value::Null);
+    tool.input_schema = next();
+    tool.output_schema = next();
+    for a in &mut tool.actions {
+        a.input_schema = next();
+        a.output_schema = next();
+    }
+    out
+}
+
+/// The last member `key` of an object (a repeated key keeps its last value).
+fn member<'a>(v: &'a Json, key: &str) -> Option<&'a Json> {
+    match v {
+        Json::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
 /// Keys present in `raw` but absent from `known` (our re-serialization), skipping the opaque
 /// parts: schemas and rule conditions.
-fn unknown_keys(raw: &Value, known: &Value, at: &str, out: &mut Vec<String>) {
+fn unknown_keys(raw: &Json, known: &Value, at: &str, out: &mut Vec<String>) {
     match (raw, known) {
-        (Value::Object(r), Value::Object(k)) => {
+        (Json::Object(r), Value::Object(k)) => {
             for (key, rv) in r {
                 let path = if at.is_empty() {
                     key.clone()
@@ -135,7 +186,7 @@ fn unknown_keys(raw: &Value, known: &Value, at: &str, out: &mut Vec<String>) {
                 }
             }
         }
-        (Value::Array(r), Value::Array(k)) => {
+        (Json::Array(r), Value::Array(k)) => {
             for (i, (rv, kv)) in r.iter().zip(k).enumerate() {
                 unknown_keys(rv, kv, &format!("{at}[{i}]"), out);
             }
@@ -149,11 +200,38 @@ mod tests {
     use super::*;
     #[test]
     fn unknown_keys_are_listed_outside_schemas() {
-        let raw = serde_json::json!({"a": 1, "tools": [{"name": "x", "extra": true,
-            "input_schema": {"anything": 1}}], "new_top": 2});
+        let raw = canonical::parse(
+            r#"{"a": 1, "tools": [{"name": "x", "extra": true,
+            "input_schema": {"anything": 1}}], "new_top": 2}"#,
+        )
+        .unwrap();
         let known = serde_json::json!({"a": 1, "tools": [{"name": "x", "input_schema": {}}]});
         let mut out = Vec::new();
         unknown_keys(&raw, &known, "", &mut out);
-        assert_eq!(out, ["new_top", "tools[0].extra"]);
+        // In the order received.
+        assert_eq!(out, ["tools[0].extra", "new_top"]);
+    }
+
+    #[test]
+    fn schemas_are_set_aside_and_put_back() {
+        let safety = serde_json::json!({"risk_class": "read_only", "read_only": true,
+            "destructive": false, "idempotent": true, "may_reload_domain": false,
+            "requires_play_mode": false, "requires_confirmation": false, "reversible": true,
+            "supports_cancellation": false, "side_effect_scope": "none"});
+        let mut tool: ToolEntry = serde_json::from_value(serde_json::json!({
+            "name": "t", "title": "T", "source": {"kind": "builtin", "assembly": "a", "type": "T"},
+            "contract_mode": "strict", "input_schema": {"type": "object", "x": 1},
+            "output_schema": {"type": "object"},
+            "actions": [{"name": "a", "input_schema": {"a": 1}, "output_schema": {"b": 2},
+                "safety": safety}],
+            "safety": safety
+        }))
+        .unwrap();
+        let before = tool.clone();
+        let seen = without_schemas(&mut tool, |t| serde_json::to_value(t).unwrap());
+        assert_eq!(seen["input_schema"], Value::Null);
+        assert_eq!(seen["actions"][0]["output_schema"], Value::Null);
+        assert_eq!(seen["actions"][0]["name"], "a");
+        assert_eq!(tool, before);
     }
 }

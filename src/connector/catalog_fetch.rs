@@ -5,14 +5,49 @@
 use super::{CATALOG_TIMEOUT, CallOptions, ConnectorClient, ConnectorError, Envelope, decode};
 use crate::discovery::Instance;
 use hera_connector_contract::wire::CATALOG_SCHEMA;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::ops::Range;
 
 /// A successful `list {"catalog": true}` reply, before any check.
 #[derive(Debug, Clone)]
 pub struct CatalogReply {
     /// The body exactly as received (BOM removed), for the hash over the literal numbers.
     pub text: String,
+    /// The envelope without its `data`: the catalog is read from `text` once, by whoever
+    /// checks it, instead of also being decoded here into a tree nobody keeps.
     pub envelope: Envelope,
+    /// Where the envelope's `data` stands in `text`; `None` when the reply has none.
+    data: Option<Range<usize>>,
+}
+
+impl CatalogReply {
+    /// The catalog (`data`) exactly as received; `None` when the reply has none.
+    pub fn data_text(&self) -> Option<&str> {
+        self.data.clone().map(|r| &self.text[r])
+    }
+}
+
+/// Splits an envelope `text` into its members other than `data`, decoded, and the place of
+/// `data` in `text`. `None` when `text` is not an object with a boolean `success` (not an
+/// envelope). A repeated member keeps its last value, as when the whole body is decoded.
+fn split_envelope(text: &str) -> Option<(Envelope, Option<Range<usize>>)> {
+    let members: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    let mut head = Map::new();
+    let mut data = None;
+    for (key, raw) in members {
+        if key == "data" {
+            let at = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            data = Some(at..at + raw.get().len());
+        } else {
+            head.insert(key, serde_json::from_str(raw.get()).ok()?);
+        }
+    }
+    if !head.get("success").is_some_and(Value::is_boolean) {
+        return None;
+    }
+    Some((Envelope::from_value(Value::Object(head)), data))
 }
 
 /// What a legacy Connector says about its tools: the `data` of `list {"tool": name}` for every
@@ -45,14 +80,41 @@ impl ConnectorClient {
                 list_options(self),
             )
             .await?;
-        let text = String::from_utf8_lossy(&sent.raw.body)
-            .trim_start_matches('\u{feff}')
-            .to_string();
-        let envelope = decode(sent.raw, sent.parsed)?;
+        let status = sent.raw.status;
+        let mut text = match String::from_utf8(sent.raw.body) {
+            Ok(t) => t,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
+        if status == 200
+            && let Some((envelope, data)) = split_envelope(&text)
+        {
+            if !envelope.success {
+                return Err(ConnectorError::Rejected { envelope });
+            }
+            return Ok(CatalogReply {
+                text,
+                envelope,
+                data,
+            });
+        }
+        // Anything else (another status, not an envelope) is decoded as any reply is.
+        let raw = super::transport::RawResponse {
+            status,
+            body: text.as_bytes().to_vec(),
+        };
+        let envelope = decode(raw, sent.parsed)?;
         if !envelope.success {
             return Err(ConnectorError::Rejected { envelope });
         }
-        Ok(CatalogReply { text, envelope })
+        let data = split_envelope(&text).and_then(|(_, d)| d);
+        Ok(CatalogReply {
+            text,
+            envelope,
+            data,
+        })
     }
 
     /// Lists a legacy Connector's tools: `list {"names":true}`, then `list {"tool":name}` each.

@@ -23,7 +23,6 @@ mod envelope;
 mod error;
 pub mod transport;
 
-pub use catalog_fetch::CatalogReply;
 pub use envelope::{Envelope, rewrite_version_skew};
 pub use error::ConnectorError;
 
@@ -440,7 +439,7 @@ impl ConnectorClient {
                     "the Editor is not listening yet (heartbeat port 0)".into(),
                 ))
             } else {
-                match self.check_listener(kind, &target).await? {
+                match self.check_listener(kind, &target)? {
                     Some(not_yet) => Err(AttemptError::NotDelivered(not_yet)),
                     None => transport::post(port, path, body.clone(), deadline - now).await,
                 }
@@ -505,18 +504,16 @@ impl ConnectorClient {
     /// Before every send (resends included): is the socket on the heartbeat's port the Editor's?
     /// A stranger's is never sent anything; an unverifiable one only harmless reads, unless the
     /// user allowed it. `Ok(Some(_))`: nothing listens right now (not delivered; retried).
-    async fn check_listener(
+    fn check_listener(
         &self,
         kind: &Exchange,
         target: &Instance,
     ) -> Result<Option<String>, ConnectorError> {
         let port = target.port();
         let pid = target.pid();
-        let check = tokio::task::spawn_blocking(move || discovery::verify_listener(port, pid))
-            .await
-            .unwrap_or_else(|e| discovery::ListenerCheck::Unverifiable {
-                why: format!("the check did not run: {e}"),
-            });
+        // Inline: the check takes tens of microseconds (one netlink exchange on Linux), less
+        // than handing it to the blocking pool, whose extra threads each cost a malloc arena.
+        let check = discovery::verify_listener(port, pid);
         let harmless = matches!(kind, Exchange::Command { harmless: true, .. });
         match &check {
             discovery::ListenerCheck::Verified { .. } => Ok(None),

@@ -7,9 +7,13 @@
 //! [`verify_listener`] whether the socket listening on `127.0.0.1:<port>` belongs to the Editor
 //! process that wrote the heartbeat, or at least to a process of our own user.
 //!
-//! - Linux: the LISTEN sockets that accept `127.0.0.1:<port>` are read from `/proc/net/tcp` and
-//!   `/proc/net/tcp6` (each row carries the socket's owner uid and inode); the inode is then
-//!   looked for among `/proc/<pid>/fd/*` of the heartbeat's pid.
+//! - Linux: the LISTEN sockets that accept `127.0.0.1:<port>`, with their owner uid and inode,
+//!   are asked of the kernel over netlink (`NETLINK_SOCK_DIAG`, a LISTEN state filter: the cost
+//!   does not grow with the connections each call leaves in TIME_WAIT), or, where that is not
+//!   offered, read from `/proc/net/tcp` and `/proc/net/tcp6`; the inode is then looked for
+//!   among `/proc/<pid>/fd/*` of the heartbeat's pid (the last socket found is remembered, so
+//!   the walk runs once per socket). Cheap enough (tens of microseconds) to run inline before
+//!   every request.
 //! - macOS: the heartbeat process's descriptors are listed with libproc (`proc_pidinfo`
 //!   `PROC_PIDLISTFDS`), and each socket's TCP state, local address and port are read with
 //!   `proc_pidfdinfo` `PROC_PIDFDSOCKETINFO`. macOS shows a process only its own user's sockets,
@@ -75,8 +79,8 @@ impl ListenerCheck {
     }
 }
 
-/// Checks the listener on `127.0.0.1:port` against the heartbeat's pid. Blocking (reads a few
-/// `/proc` files); cheap enough to run before every request.
+/// Checks the listener on `127.0.0.1:port` against the heartbeat's pid. Blocking, but short (a
+/// netlink exchange, or a few `/proc` files); cheap enough to run before every request.
 pub fn verify_listener(port: u16, heartbeat_pid: Option<i64>) -> ListenerCheck {
     platform::verify(port, heartbeat_pid)
 }
@@ -85,8 +89,32 @@ pub fn verify_listener(port: u16, heartbeat_pid: Option<i64>) -> ListenerCheck {
 mod platform {
     use super::*;
     use std::path::Path;
+    use std::sync::Mutex;
 
     pub fn verify(port: u16, heartbeat_pid: Option<i64>) -> ListenerCheck {
+        let sockets = match sock_diag::listening(port) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(%e, "sock_diag is not available; reading /proc/net/tcp");
+                match proc_tables(port) {
+                    Some(s) => s,
+                    None => {
+                        return ListenerCheck::Unverifiable {
+                            why: format!("neither sock_diag ({e}) nor /proc/net/tcp can be read"),
+                        };
+                    }
+                }
+            }
+        };
+        // SAFETY: geteuid has no preconditions.
+        let our_uid = unsafe { libc::geteuid() };
+        verdict(&sockets, our_uid, |inode| {
+            heartbeat_pid.and_then(|pid| pid_holds(pid, inode))
+        })
+    }
+
+    /// The listeners from `/proc/net/tcp{,6}`: where the kernel offers no `sock_diag`.
+    pub(super) fn proc_tables(port: u16) -> Option<Vec<ListeningSocket>> {
         let mut sockets = Vec::new();
         let mut read_any = false;
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
@@ -96,23 +124,14 @@ mod platform {
                 sockets.extend(listeners_for(&text, port));
             }
         }
-        if !read_any {
-            return ListenerCheck::Unverifiable {
-                why: "/proc/net/tcp is not readable".into(),
-            };
-        }
-        // SAFETY: geteuid has no preconditions.
-        let our_uid = unsafe { libc::geteuid() };
-        verdict(&sockets, our_uid, |inode| {
-            heartbeat_pid.and_then(|pid| pid_holds(pid, inode))
-        })
+        read_any.then_some(sockets)
     }
 
     /// The header and the LISTEN rows of a socket table. The kernel prints every listening
     /// socket first (its listening hash), then walks the whole established hash, TIME_WAIT
     /// entries included; reading stops at the first row of that second part, in small reads so
-    /// the kernel formats little of it. Reading the whole table made this check the largest
-    /// cost of a call once a few thousand recent connections were in TIME_WAIT.
+    /// the kernel formats little of it. (A table with no established row, often `tcp6`, is
+    /// still walked to its end: that is why `sock_diag` is asked first.)
     fn read_listening(path: &Path, limit: u64) -> Option<String> {
         use std::io::{BufRead, BufReader, Read};
         const LISTEN_STATE: &str = "0A";
@@ -134,20 +153,273 @@ mod platform {
         Some(text)
     }
 
+    /// The last socket found among the heartbeat pid's descriptors, as `(pid, inode)`. A
+    /// process keeps its listening socket for the whole domain, so every later check of the
+    /// same socket skips the walk over its descriptors (thousands in a Unity Editor). A new
+    /// socket (a reload, a restart) has a new inode, and another pid is another key, so both
+    /// are looked up afresh; only a positive answer is kept.
+    static HELD: Mutex<Option<(i64, u64)>> = Mutex::new(None);
+
     /// Whether `/proc/<pid>/fd` holds the socket; `None` when the descriptors cannot be read.
     fn pid_holds(pid: i64, inode: u64) -> Option<bool> {
         if pid <= 0 {
             return None;
+        }
+        if *HELD.lock().unwrap_or_else(|p| p.into_inner()) == Some((pid, inode)) {
+            return Some(true);
         }
         let want = format!("socket:[{inode}]");
         let dir = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
         // Bounded by the process's descriptor table, which the kernel caps.
         for entry in dir.flatten() {
             if std::fs::read_link(entry.path()).is_ok_and(|t| t.as_os_str() == want.as_str()) {
+                *HELD.lock().unwrap_or_else(|p| p.into_inner()) = Some((pid, inode));
                 return Some(true);
             }
         }
         Some(false)
+    }
+
+    /// The kernel's socket diagnostics over netlink (`NETLINK_SOCK_DIAG`): TCP sockets in
+    /// LISTEN state only, by a state filter the kernel applies while it walks its listening
+    /// hash, so the cost does not grow with established or TIME_WAIT connections (each call
+    /// leaves one behind). Layouts from `<linux/inet_diag.h>` and `<linux/netlink.h>`.
+    pub(super) mod sock_diag {
+        use super::super::{ListeningSocket, accepts_loopback};
+        use std::io;
+        use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+        const SOCK_DIAG_BY_FAMILY: u16 = 20;
+        const TCP_LISTEN: u8 = 10;
+        /// Receive buffer; a dump reply arrives in parts of at most about this size.
+        const BUF_BYTES: usize = 32 * 1024;
+        /// Replies read per family at most (each holds many sockets).
+        const MAX_READS: usize = 4096;
+
+        #[repr(C)]
+        #[derive(Clone, Copy, Default)]
+        struct SockId {
+            /// Network order.
+            sport: u16,
+            dport: u16,
+            /// Network order; IPv4 in the first word.
+            src: [u32; 4],
+            dst: [u32; 4],
+            ifindex: u32,
+            cookie: [u32; 2],
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        struct ReqV2 {
+            family: u8,
+            protocol: u8,
+            ext: u8,
+            pad: u8,
+            states: u32,
+            id: SockId,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        struct Request {
+            hdr: libc::nlmsghdr,
+            req: ReqV2,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        struct DiagMsg {
+            family: u8,
+            state: u8,
+            timer: u8,
+            retrans: u8,
+            id: SockId,
+            expires: u32,
+            rqueue: u32,
+            wqueue: u32,
+            uid: u32,
+            inode: u32,
+        }
+        const _: () = {
+            use std::mem::size_of;
+            assert!(size_of::<SockId>() == 48);
+            assert!(size_of::<ReqV2>() == 56);
+            assert!(size_of::<libc::nlmsghdr>() == 16);
+            assert!(size_of::<DiagMsg>() == 72);
+        };
+
+        /// The LISTEN sockets, IPv4 and IPv6, that accept a connection to `127.0.0.1:port`.
+        pub fn listening(port: u16) -> io::Result<Vec<ListeningSocket>> {
+            // SAFETY: plain socket creation; the descriptor is owned right after.
+            let raw = unsafe {
+                libc::socket(
+                    libc::AF_NETLINK,
+                    libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                    libc::NETLINK_SOCK_DIAG,
+                )
+            };
+            if raw < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: `raw` is a descriptor we just opened and nothing else owns.
+            let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+            // The kernel answers at once; a bound keeps a broken kernel from hanging a call.
+            let timeout = libc::timeval {
+                tv_sec: 1,
+                tv_usec: 0,
+            };
+            // SAFETY: a valid option value of the size passed.
+            unsafe {
+                libc::setsockopt(
+                    fd.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_RCVTIMEO,
+                    &timeout as *const libc::timeval as *const libc::c_void,
+                    std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+                )
+            };
+            let mut out = Vec::new();
+            let mut buf = vec![0u64; BUF_BYTES / 8];
+            for (seq, family) in [(1u32, libc::AF_INET), (2, libc::AF_INET6)] {
+                request(&fd, seq, family as u8)?;
+                read_dump(&fd, seq, port, &mut buf, &mut out)?;
+            }
+            Ok(out)
+        }
+
+        fn request(fd: &OwnedFd, seq: u32, family: u8) -> io::Result<()> {
+            let req = Request {
+                hdr: libc::nlmsghdr {
+                    nlmsg_len: std::mem::size_of::<Request>() as u32,
+                    nlmsg_type: SOCK_DIAG_BY_FAMILY,
+                    nlmsg_flags: (libc::NLM_F_REQUEST | libc::NLM_F_DUMP) as u16,
+                    nlmsg_seq: seq,
+                    nlmsg_pid: 0,
+                },
+                req: ReqV2 {
+                    family,
+                    protocol: libc::IPPROTO_TCP as u8,
+                    ext: 0,
+                    pad: 0,
+                    states: 1 << TCP_LISTEN,
+                    id: SockId::default(),
+                },
+            };
+            // SAFETY: all-zero is a valid `sockaddr_nl`; the kernel is pid 0.
+            let mut kernel: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+            kernel.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+            // SAFETY: the buffer and the address are valid for the sizes passed.
+            let sent = unsafe {
+                libc::sendto(
+                    fd.as_raw_fd(),
+                    &req as *const Request as *const libc::c_void,
+                    std::mem::size_of::<Request>(),
+                    0,
+                    &kernel as *const libc::sockaddr_nl as *const libc::sockaddr,
+                    std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
+                )
+            };
+            if sent < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        }
+
+        /// Reads one dump to its end, keeping the sockets on `port` that accept loopback.
+        /// Only the kernel's messages (sender pid 0) of this request (`seq`) are read.
+        fn read_dump(
+            fd: &OwnedFd,
+            seq: u32,
+            port: u16,
+            buf: &mut [u64],
+            out: &mut Vec<ListeningSocket>,
+        ) -> io::Result<()> {
+            let hdr_len = std::mem::size_of::<libc::nlmsghdr>();
+            for _ in 0..MAX_READS {
+                // SAFETY: all-zero is a valid `sockaddr_nl`.
+                let mut from: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+                let mut from_len = std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t;
+                // SAFETY: the buffer is writable for its size in bytes; `from` for `from_len`.
+                let n = unsafe {
+                    libc::recvfrom(
+                        fd.as_raw_fd(),
+                        buf.as_mut_ptr() as *mut libc::c_void,
+                        std::mem::size_of_val(buf),
+                        0,
+                        &mut from as *mut libc::sockaddr_nl as *mut libc::sockaddr,
+                        &mut from_len,
+                    )
+                };
+                if n < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                if from.nl_pid != 0 {
+                    continue;
+                }
+                // SAFETY: the first `n` bytes were written by the kernel.
+                let bytes =
+                    unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const u8, n as usize) };
+                let mut at = 0;
+                while at + hdr_len <= bytes.len() {
+                    // SAFETY: a header fits at `at`; read unaligned, never past `bytes`.
+                    let hdr: libc::nlmsghdr =
+                        unsafe { std::ptr::read_unaligned(bytes[at..].as_ptr().cast()) };
+                    let len = hdr.nlmsg_len as usize;
+                    if len < hdr_len || at + len > bytes.len() {
+                        return Err(io::Error::other("a truncated sock_diag reply"));
+                    }
+                    let body = &bytes[at + hdr_len..at + len];
+                    at += (len + 3) & !3;
+                    if hdr.nlmsg_seq != seq {
+                        continue;
+                    }
+                    match hdr.nlmsg_type as libc::c_int {
+                        libc::NLMSG_DONE => return Ok(()),
+                        libc::NLMSG_ERROR => {
+                            let code = body
+                                .get(..4)
+                                .map_or(0, |b| i32::from_ne_bytes([b[0], b[1], b[2], b[3]]));
+                            return Err(if code < 0 {
+                                io::Error::from_raw_os_error(-code)
+                            } else {
+                                io::Error::other("sock_diag refused the request")
+                            });
+                        }
+                        _ if hdr.nlmsg_type == SOCK_DIAG_BY_FAMILY => {
+                            if body.len() >= std::mem::size_of::<DiagMsg>() {
+                                // SAFETY: a whole message is in `body`; read unaligned.
+                                let m: DiagMsg =
+                                    unsafe { std::ptr::read_unaligned(body.as_ptr().cast()) };
+                                out.extend(listener_of(&m, port));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Err(io::Error::other("the sock_diag dump did not end"))
+        }
+
+        /// The socket of one message, when it listens on `port` and accepts loopback.
+        fn listener_of(m: &DiagMsg, port: u16) -> Option<ListeningSocket> {
+            if m.state != TCP_LISTEN || u16::from_be(m.id.sport) != port {
+                return None;
+            }
+            let local = match m.family as libc::c_int {
+                libc::AF_INET => IpAddr::V4(Ipv4Addr::from(m.id.src[0].to_ne_bytes())),
+                libc::AF_INET6 => {
+                    let mut b = [0u8; 16];
+                    for (i, w) in m.id.src.iter().enumerate() {
+                        b[i * 4..i * 4 + 4].copy_from_slice(&w.to_ne_bytes());
+                    }
+                    IpAddr::V6(Ipv6Addr::from(b))
+                }
+                _ => return None,
+            };
+            accepts_loopback(local).then_some(ListeningSocket {
+                owner_uid: m.uid,
+                inode: u64::from(m.inode),
+            })
+        }
     }
 }
 
@@ -568,7 +840,7 @@ pub struct PortListener {
     pub pid: u32,
 }
 
-#[cfg(any(target_os = "macos", windows, test))]
+#[cfg(any(target_os = "linux", target_os = "macos", windows, test))]
 /// Whether a socket bound to `addr` accepts a connection to `127.0.0.1`: bound to it, to any
 /// IPv4 address, to its IPv4-mapped form, or to any IPv6 address (a dual-stack socket).
 pub fn accepts_loopback(addr: std::net::IpAddr) -> bool {
@@ -860,6 +1132,31 @@ mod tests {
         tcp.tcpsi_state = TSI_S_LISTEN + 3; // established
         info.psi.soi_proto.pri_tcp = tcp;
         assert_eq!(listener_in(&info, 7), None, "not listening");
+    }
+
+    /// The kernel's own listener list (netlink) and the `/proc` tables name the same sockets.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sock_diag_and_proc_agree_on_our_listeners() {
+        let v4 = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port4 = v4.local_addr().unwrap().port();
+        let mut ports = vec![port4];
+        // A dual-stack bind also accepts 127.0.0.1 (skipped where IPv6 is off).
+        let v6 = std::net::TcpListener::bind("[::]:0").ok();
+        if let Some(l) = &v6 {
+            ports.push(l.local_addr().unwrap().port());
+        }
+        for port in ports {
+            let diag = platform::sock_diag::listening(port).expect("sock_diag answers");
+            let proc = platform::proc_tables(port).expect("/proc/net/tcp is readable");
+            assert_eq!(diag.len(), 1, "port {port}: {diag:?}");
+            assert_eq!(diag, proc, "port {port}");
+            assert_eq!(diag[0].owner_uid, unsafe { libc::geteuid() });
+        }
+        // A port nobody listens on (ours, closed) has no listener in either.
+        drop(v4);
+        assert!(platform::sock_diag::listening(port4).unwrap().is_empty());
+        assert!(platform::proc_tables(port4).unwrap().is_empty());
     }
 
     #[cfg(target_os = "linux")]

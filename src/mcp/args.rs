@@ -55,6 +55,12 @@ fn compiled(tool: &str) -> &'static Compiled {
         .1
 }
 
+/// Compiles the compact tools' argument validators now (they are otherwise compiled by the
+/// first call that needs them).
+pub fn prepare() {
+    compiled(TOOL_SEARCH);
+}
+
 /// The `INVALID_ARGUMENT` error for faults in a call's arguments.
 pub fn invalid(tool: &str, faults: &[Fault]) -> Envelope {
     let first = &faults[0];

@@ -594,7 +594,6 @@ pub(crate) mod tests {
             catalog: std::sync::Arc::new(catalog),
             kind: CatalogKind::Strict,
             origin: CatalogOrigin::Live,
-            canonical_text: std::sync::Arc::new(String::new()),
         }
     }
 

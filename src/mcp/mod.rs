@@ -114,6 +114,8 @@ pub fn run(opts: McpOptions) -> ExitCode {
             "unsupported MCP transport {transport:?}; only stdio is available (--transport stdio)"
         ));
     }
+    // Before the runtime starts any thread.
+    crate::platform::process::limit_malloc_arenas();
     let allow_arbitrary_code = opts.allow_arbitrary_code;
     let exposure = match exposure::resolve(
         opts.exposure.as_deref(),
@@ -199,6 +201,7 @@ async fn serve(
     let native = exposure.is_native();
     let surface = surface::ToolSurface::new(exposure, allow_arbitrary_code, page_size);
     let follow = native.then(|| surface.clone().follow(session.clone()));
+    let index = (!native).then(|| prepare_search(session.clone()));
     let server = server::HeraServer::new(calls, surface);
     let eof = Arc::new(tokio::sync::Notify::new());
     let (stdin, stdout) = transport::stdio();
@@ -230,5 +233,33 @@ async fn serve(
     if let Some(f) = follow {
         f.abort();
     }
+    if let Some(i) = index {
+        i.abort();
+    }
     code
+}
+
+/// Compact exposure answers `tool_search` from the catalog's search index: it is built as soon
+/// as a catalog is published (off the async workers), not by the first search that needs it;
+/// the compact tools' argument validators are compiled at once. The loop ends when the session
+/// is dropped.
+fn prepare_search(session: Arc<Session>) -> tokio::task::JoinHandle<()> {
+    let mut views = session.subscribe_views();
+    drop(session);
+    tokio::spawn(async move {
+        let _ = tokio::task::spawn_blocking(args::prepare).await;
+        loop {
+            // A view published before this task first ran is marked seen: build it too.
+            let current = views.borrow_and_update().clone();
+            if let Some(view) = current {
+                let _ = tokio::task::spawn_blocking(move || {
+                    view.search_index();
+                })
+                .await;
+            }
+            if views.changed().await.is_err() {
+                return;
+            }
+        }
+    })
 }

@@ -293,6 +293,8 @@ impl ServerHandler for HeraServer {
     }
 
     async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        // The client is there: load the catalog before its first search or call asks for it.
+        self.session.look_now();
         // A legacy session: list changes reach it as unsolicited notifications.
         if self.surface.exposure().is_native() {
             self.surface.set_legacy_peer(ctx.peer.clone());

@@ -60,12 +60,23 @@ pub fn create_private_dir(path: &Path) -> io::Result<()> {
     }
 }
 
-/// Writes `bytes` to `path` atomically as a private file (0600 on Unix). The folder must exist.
-pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace_atomic(path, bytes, &Replace::default())
+/// Writes `bytes` to `path` atomically as a private file (0600 on Unix), without waiting for
+/// the disk (no `fsync`). The folder must exist. For a cache whose every
+/// read is verified against a hash: after a crash the file may be old, empty or torn, which
+/// reads as damaged and is ignored. The wait for the disk can be tens of milliseconds on a busy
+/// machine, and it stood between an agent and its first answer.
+pub fn write_private_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_atomic(
+        path,
+        bytes,
+        &Replace {
+            no_sync: true,
+            ..Replace::default()
+        },
+    )
 }
 
-/// [`write_private_atomic`] for the result cache: the temporary file's name starts with
+/// A private atomic write for the result cache, synced to disk: the temporary file's name starts with
 /// `temp_prefix` (so a later prune can date an orphan left by a crash from its name, on the
 /// cache's own clock), the file is given `mtime` (its last use), and the rename is synced to
 /// the folder so a published result survives a power loss.
@@ -123,6 +134,8 @@ struct Replace<'a> {
     temp_prefix: Option<&'a str>,
     mtime: Option<std::time::SystemTime>,
     sync_dir: bool,
+    /// Skip the `fsync` of the written file (see [`write_private_atomic_unsynced`]).
+    no_sync: bool,
 }
 
 fn replace_atomic(path: &Path, bytes: &[u8], how: &Replace<'_>) -> io::Result<()> {
@@ -139,7 +152,9 @@ fn replace_atomic(path: &Path, bytes: &[u8], how: &Replace<'_>) -> io::Result<()
         })
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    if !how.no_sync {
+        tmp.as_file().sync_all()?;
+    }
     if let Some(p) = &how.permissions {
         tmp.as_file().set_permissions(p.clone())?;
     }
@@ -183,8 +198,8 @@ mod tests {
         let sub = dir.path().join("a").join("b");
         create_private_dir(&sub).unwrap();
         let f = sub.join("x.json");
-        write_private_atomic(&f, b"one").unwrap();
-        write_private_atomic(&f, b"two").unwrap();
+        write_private_atomic_unsynced(&f, b"one").unwrap();
+        write_private_atomic_unsynced(&f, b"two").unwrap();
         assert_eq!(std::fs::read(&f).unwrap(), b"two");
         let names: Vec<_> = std::fs::read_dir(&sub)
             .unwrap()

@@ -1,5 +1,6 @@
 //! What differs between Linux, macOS and Windows, in one place: where home and the per-user
-//! configuration folders are ([`dirs`]), whether a process is still running ([`process`]),
+//! configuration folders are ([`dirs`]), whether a process is still running and this process's
+//! malloc arena cap ([`process`]),
 //! private files and atomic replacement ([`fs`]), and how paths are written ([`path`]).
 //!
 //! Everything else in the crate calls these functions instead of testing `cfg!(windows)` itself,

@@ -9,6 +9,21 @@
 //!   `ERROR_ACCESS_DENIED` means gone; otherwise gone when the exit code is not `STILL_ACTIVE`,
 //!   running when it is, unknown when it cannot be read. This is the Go client's rule.
 //! - Elsewhere: no check (`None`); callers fall back to the heartbeat's age.
+//!
+//! Also this process's own allocator setting: [`limit_malloc_arenas`].
+
+/// Caps glibc's malloc at two arenas, one per async runtime worker (its default is eight per
+/// core). Every thread that first allocates while the others hold their arenas gets a new one,
+/// and an arena keeps the memory freed into it; the runtime's blocking pool starts threads when
+/// work overlaps, so a long session's resident memory stepped up with each new thread. Call it
+/// first, before any thread starts. Does nothing off glibc.
+pub fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a setting of the allocator; no other thread exists yet.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
 
 /// `Some(false)` when the OS confirms the process is gone, `Some(true)` when it exists,
 /// `None` when we cannot tell (pid ≤ 0, out of range, or a platform without a check).

@@ -153,10 +153,41 @@ static VALUE_PATTERNS: LazyLock<RegexSet> = LazyLock::new(|| {
         // `PlayerPrefs.GetString("password")` in a script the agent reads is not a finding.
         r#"(?i)"(?:access_token|refresh_token|session_token|id_token|api_key|apikey|client_secret|password|private_key)"\s*:\s*(?:"[^"\s]|[0-9A-Za-z])|authorization:\s*bearer "#,
         // Credentials in a URL's authority: a password after `user:` (an `@` alone is a user).
-        r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s/?#:@]{1,128}:[^\s/?#@]{1,256}@[a-z0-9.\[\]-]",
+        // Lengths (user up to 128 characters, password up to 256) are checked by
+        // `url_credentials`, as for ASSIGNMENTS.
+        URL_CREDENTIALS,
     ])
     .expect("credential patterns compile")
 });
+
+/// The last of VALUE_PATTERNS; a hit is confirmed by [`url_credentials`].
+const URL_CREDENTIALS: &str =
+    r"(?i)\b[a-z][a-z0-9+.-]{1,15}://([^\s/?#:@]+):([^\s/?#@]+)@[a-z0-9.\[\]-]";
+const URL_CREDENTIALS_INDEX: usize = 8;
+
+/// [`URL_CREDENTIALS`] with its groups, compiled when the set first reports it.
+static URL_CREDENTIALS_RE: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(URL_CREDENTIALS).expect("the URL pattern compiles"));
+
+/// Whether `s` holds a URL with a user of at most 128 characters and a password of at most 256,
+/// which is what the pattern's bounded form (`{1,128}`, `{1,256}`) matched: from one start the
+/// user and the password are whole runs (each class stops at the next delimiter), so a match
+/// whose parts are too long is one the bounded form had no other way to make, and the search
+/// goes on from the next character.
+fn url_credentials(s: &str) -> bool {
+    let mut at = 0;
+    // Bounded: `at` moves forward every turn.
+    while let Some(c) = URL_CREDENTIALS_RE.captures_at(s, at) {
+        let (Some(whole), Some(user), Some(pass)) = (c.get(0), c.get(1), c.get(2)) else {
+            return false;
+        };
+        if user.as_str().chars().count() <= 128 && pass.as_str().chars().count() <= 256 {
+            return true;
+        }
+        at = whole.start() + s[whole.start()..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
 
 const VALUE_KINDS: [FindingKind; 9] = [
     FindingKind::PrivateKeyPem,
@@ -177,19 +208,37 @@ const WEAK_KEYS: &str = r"secret|client_?secret|secret_?key|api_?key|access_?key
 
 /// `key = "value"` / `key: 'value'` anywhere (code, YAML, JSON-ish), and `KEY=value` alone on a
 /// line (`.env`, INI, YAML), and `Key=value;` inside a connection string. Group 1 is the key's
-/// credential word, group 2 (or 3, 4) the value.
-static ASSIGNMENTS: LazyLock<[regex::Regex; 3]> = LazyLock::new(|| {
+/// credential word, group 2 the value, and the third item the longest value in characters.
+///
+/// The value's length is checked in code, not by a bounded repetition (`{4,256}`): a bounded
+/// repetition of a Unicode class compiles to one copy of the class's automaton per count, and
+/// these three took about 3.5 MB of heap compiled and searched, against 0.6 MB unbounded. The
+/// answers are the same: each value class stops at the value's end (a quote, a space, a line
+/// end, or `;`), so the regex's value is the whole run the bounded one needed to fit, and
+/// [`assignment`] looks again where a rejected match's value starts.
+static ASSIGNMENTS: LazyLock<[(regex::Regex, usize); 3]> = LazyLock::new(|| {
     let keys = format!("{STRONG_KEYS}|{WEAK_KEYS}");
     [
-        regex::Regex::new(&format!(
-            r#"(?i)(?:^|[^a-z0-9])[\w.-]*?({keys})[\w-]*["']?[ \t]*(?::|=|:=|=>)[ \t]*["']([^"'\r\n]{{4,256}})["']"#
-        )),
-        regex::Regex::new(&format!(
-            r#"(?im)^[ \t]*(?:export[ \t]+)?[\w.-]*?({keys})[\w.-]*[ \t]*[:=][ \t]*([^\s"'#;]{{4,256}})[ \t]*;?[ \t]*\r?$"#
-        )),
-        regex::Regex::new(r"(?i)(?:^|[;\s])(accountkey|sharedaccesskey|password|pwd)=([^;\s]{4,512})"),
+        (
+            regex::Regex::new(&format!(
+                r#"(?i)(?:^|[^a-z0-9])[\w.-]*?({keys})[\w-]*["']?[ \t]*(?::|=|:=|=>)[ \t]*["']([^"'\r\n]{{4,}})["']"#
+            )),
+            256,
+        ),
+        (
+            regex::Regex::new(&format!(
+                r#"(?im)^[ \t]*(?:export[ \t]+)?[\w.-]*?({keys})[\w.-]*[ \t]*[:=][ \t]*([^\s"'#;]{{4,}})[ \t]*;?[ \t]*\r?$"#
+            )),
+            256,
+        ),
+        (
+            regex::Regex::new(
+                r"(?i)(?:^|[;\s])(accountkey|sharedaccesskey|password|pwd)=([^;\s]{4,})",
+            ),
+            512,
+        ),
     ]
-    .map(|r| r.expect("assignment patterns compile"))
+    .map(|(r, max)| (r.expect("assignment patterns compile"), max))
 });
 
 /// A value that stands for a secret rather than being one: empty-ish, a variable reference, a
@@ -222,17 +271,48 @@ static STRONG: LazyLock<regex::Regex> = LazyLock::new(|| {
 });
 
 fn assignment(s: &str) -> bool {
-    ASSIGNMENTS.iter().any(|re| {
-        re.captures_iter(s).any(|c| {
-            let (Some(key), Some(value)) = (c.get(1), c.get(2)) else {
+    let found = |key: &str, value: &str| {
+        !is_placeholder(value) && (STRONG.is_match(key) || looks_generated(value))
+    };
+    ASSIGNMENTS.iter().enumerate().any(|(i, (re, max))| {
+        let mut at = 0;
+        // Bounded: every turn moves `at` forward (past a match, or to its value's start,
+        // which lies after the match's start).
+        while let Some(c) = re.captures_at(s, at) {
+            let (Some(whole), Some(key), Some(value)) = (c.get(0), c.get(1), c.get(2)) else {
                 return false;
             };
-            let value = value.as_str();
-            if is_placeholder(value) {
-                return false;
+            let chars = value.as_str().chars().count();
+            if i == 2 {
+                // Nothing follows the value: the bounded form took its first `max` characters.
+                let cut = value
+                    .as_str()
+                    .char_indices()
+                    .nth(*max)
+                    .map_or(value.as_str(), |(b, _)| &value.as_str()[..b]);
+                if found(key.as_str(), cut) {
+                    return true;
+                }
+            } else if chars <= *max {
+                if found(key.as_str(), value.as_str()) {
+                    return true;
+                }
+            } else {
+                // Too long for the bounded form, which would not have matched here; a match
+                // it could find instead starts no earlier than this value.
+                at = value.start();
+                continue;
             }
-            STRONG.is_match(key.as_str()) || looks_generated(value)
-        })
+            at = if whole.end() > whole.start() {
+                whole.end()
+            } else {
+                whole.end() + s[whole.end()..].chars().next().map_or(1, char::len_utf8)
+            };
+            if at > s.len() {
+                break;
+            }
+        }
+        false
     })
 }
 
@@ -276,7 +356,9 @@ pub fn value_kind(s: &str) -> Option<FindingKind> {
     if s.len() < 8 {
         return None;
     }
-    if let Some(i) = VALUE_PATTERNS.matches(s).iter().next() {
+    if let Some(i) = VALUE_PATTERNS.matches(s).iter().next()
+        && (i != URL_CREDENTIALS_INDEX || url_credentials(s))
+    {
         return Some(VALUE_KINDS[i]);
     }
     if let Some(id) = super::ruleset::find(s) {
@@ -469,6 +551,117 @@ mod tests {
         assert_eq!(s.findings[0].pointer, "/credentials");
         let s = screen(&json!({"a/b~c": {"password": 123456}}));
         assert_eq!(s.findings[0].pointer, "/a~1b~0c/password");
+    }
+
+    /// The assignment patterns check their value's length in code; the answers must be those
+    /// of the bounded patterns they replaced, kept here as the oracle.
+    #[test]
+    fn assignments_answer_as_the_bounded_patterns_did() {
+        let keys = format!("{STRONG_KEYS}|{WEAK_KEYS}");
+        let bounded = [
+            regex::Regex::new(&format!(
+                r#"(?i)(?:^|[^a-z0-9])[\w.-]*?({keys})[\w-]*["']?[ \t]*(?::|=|:=|=>)[ \t]*["']([^"'\r\n]{{4,256}})["']"#
+            ))
+            .unwrap(),
+            regex::Regex::new(&format!(
+                r#"(?im)^[ \t]*(?:export[ \t]+)?[\w.-]*?({keys})[\w.-]*[ \t]*[:=][ \t]*([^\s"'#;]{{4,256}})[ \t]*;?[ \t]*\r?$"#
+            ))
+            .unwrap(),
+            regex::Regex::new(
+                r"(?i)(?:^|[;\s])(accountkey|sharedaccesskey|password|pwd)=([^;\s]{4,512})",
+            )
+            .unwrap(),
+        ];
+        let oracle = |s: &str| {
+            bounded.iter().any(|re| {
+                re.captures_iter(s).any(|c| {
+                    let (Some(key), Some(value)) = (c.get(1), c.get(2)) else {
+                        return false;
+                    };
+                    !is_placeholder(value.as_str())
+                        && (STRONG.is_match(key.as_str()) || looks_generated(value.as_str()))
+                })
+            })
+        };
+        let generated = |n: usize| -> String {
+            (0..n)
+                .map(|i| b"aZ3kQ9xW7mP2vL5t"[(i * 7 + i / 16) % 16] as char)
+                .collect()
+        };
+        let mut cases: Vec<String> = Vec::new();
+        for n in [3, 4, 12, 255, 256, 257, 300, 511, 512, 513, 900] {
+            let v = generated(n);
+            let wide: String = "ä".repeat(n);
+            for value in [&v, &wide] {
+                cases.push(format!("password = \"{value}\""));
+                cases.push(format!("api_key: '{value}'"));
+                cases.push(format!("client_secret=\"{value}\" and more"));
+                cases.push(format!("SECRET_KEY={value}"));
+                cases.push(format!("export API_KEY={value} ;"));
+                cases.push(format!("Server=x;Password={value};Database=y"));
+                cases.push(format!("AccountKey={value}"));
+                // A rejected long value followed (or ended) by an assignment the bounded form
+                // would still find.
+                cases.push(format!("a_secret=\"{value}\"password=\"hunter22\""));
+                cases.push(format!("token = \"{value} password=\"Zq8v1Lk3pT9wX\""));
+                cases.push(format!("SECRET_KEY={value}\nDB_PASSWORD=s3cretpass\n"));
+                cases.push(format!("pwd={value} pwd=short1234"));
+            }
+        }
+        for case in &cases {
+            assert_eq!(
+                assignment(case),
+                oracle(case),
+                "{:?}",
+                case.chars().take(80).collect::<String>()
+            );
+        }
+        // The cases do cover both answers.
+        assert!(cases.iter().any(|c| assignment(c)));
+        assert!(cases.iter().any(|c| !assignment(c)));
+    }
+
+    /// URL credentials: the length check in code answers as the bounded pattern did.
+    #[test]
+    fn url_credentials_answer_as_the_bounded_pattern_did() {
+        let bounded = regex::Regex::new(
+            r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s/?#:@]{1,128}:[^\s/?#@]{1,256}@[a-z0-9.\[\]-]",
+        )
+        .unwrap();
+        let mut cases = Vec::new();
+        for (u, p) in [
+            (1, 1),
+            (128, 256),
+            (129, 8),
+            (8, 257),
+            (300, 300),
+            (127, 255),
+        ] {
+            for ch in ["u", "é"] {
+                let (user, pass) = (ch.repeat(u), ch.repeat(p));
+                cases.push(format!("postgres://{user}:{pass}@db.local/x"));
+                cases.push(format!("see https://{user}:{pass}@host and ftp://a:b@c"));
+                cases.push(format!("x+y://{user}:{pass}@h"));
+                cases.push(format!("a://{user}:{pass}://u:p@h"));
+                cases.push(format!("redis://{user}:{pass}"));
+                // The last character of a rejected match starts the next one.
+                cases.push(format!("ab://{user}:{pass}@bb://u:pw@h"));
+            }
+        }
+        for case in &cases {
+            assert_eq!(
+                url_credentials(case),
+                bounded.is_match(case),
+                "{:?}",
+                case.chars().take(80).collect::<String>()
+            );
+            // And through the set, as `value_kind` asks.
+            let via_set = VALUE_PATTERNS.matches(case).iter().next() == Some(URL_CREDENTIALS_INDEX)
+                && url_credentials(case);
+            assert_eq!(via_set, bounded.is_match(case), "{case:.80}");
+        }
+        assert!(cases.iter().any(|c| url_credentials(c)));
+        assert!(cases.iter().any(|c| !url_credentials(c)));
     }
 
     #[test]

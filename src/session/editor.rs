@@ -346,6 +346,8 @@ pub struct Session {
     /// A project switch the agent has not been told about yet.
     switched: Mutex<Option<ProjectSwitch>>,
     scans: ScanReuse,
+    /// Wakes the heartbeat watch before its next tick ([`Session::look_now`]).
+    wake: tokio::sync::Notify,
 }
 
 fn state_error(instance: &Instance) -> CallError {
@@ -404,6 +406,7 @@ impl Session {
             client: Mutex::new(None),
             view: tokio::sync::watch::Sender::new(None),
             refresh: tokio::sync::Mutex::new(()),
+            wake: tokio::sync::Notify::new(),
             loading: AtomicUsize::new(0),
             issued: Default::default(),
             calls: AtomicUsize::new(0),
@@ -751,10 +754,8 @@ impl Session {
     ) -> Result<Arc<CatalogView>, ConnectorError> {
         let _guard = self.refresh.lock().await;
         let loading = self.loading();
-        let snapshot = catalog::load(client, None).await?;
-        if let Err(e) = self.cache.store(&snapshot) {
-            tracing::warn!("could not cache the tool catalog: {e}");
-        }
+        // Fetched whatever the cache holds, then stored (a failed store is logged there).
+        let snapshot = catalog::refresh(client, Some(&self.cache)).await?;
         let view = Self::view_of(snapshot, Some(&client.instance()));
         drop(loading);
         // Only the followed project's catalog is published.
@@ -896,10 +897,20 @@ impl Session {
     /// Polls the heartbeat every second for the life of the server and refreshes the catalog
     /// when the Editor appears or its domain epoch changes, so reads stay current without
     /// waiting. Each pass is one directory scan; nothing is fetched while the epoch is unchanged.
+    /// Has the heartbeat watch look now instead of at its next tick: a client that has just
+    /// initialized will search or call soon, so its catalog is loaded meanwhile. Nothing is
+    /// contacted before a client says it is there.
+    pub fn look_now(&self) {
+        self.wake.notify_one();
+    }
+
     pub fn start_watch(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
-                tokio::time::sleep(WATCH_INTERVAL).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(WATCH_INTERVAL) => {}
+                    _ = self.wake.notified() => {}
+                }
                 let Presence::Present(i) = self.observe(self.may_switch(0)).await else {
                     continue;
                 };
