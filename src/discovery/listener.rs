@@ -384,13 +384,13 @@ mod platform {
                                 io::Error::other("sock_diag refused the request")
                             });
                         }
-                        _ if hdr.nlmsg_type == SOCK_DIAG_BY_FAMILY => {
-                            if body.len() >= std::mem::size_of::<DiagMsg>() {
-                                // SAFETY: a whole message is in `body`; read unaligned.
-                                let m: DiagMsg =
-                                    unsafe { std::ptr::read_unaligned(body.as_ptr().cast()) };
-                                out.extend(listener_of(&m, port));
-                            }
+                        _ if hdr.nlmsg_type == SOCK_DIAG_BY_FAMILY
+                            && body.len() >= std::mem::size_of::<DiagMsg>() =>
+                        {
+                            // SAFETY: a whole message is in `body`; read unaligned.
+                            let m: DiagMsg =
+                                unsafe { std::ptr::read_unaligned(body.as_ptr().cast()) };
+                            out.extend(listener_of(&m, port));
                         }
                         _ => {}
                     }

@@ -240,20 +240,21 @@ async fn serve(
 }
 
 /// Compact exposure answers `tool_search` from the catalog's search index: it is built as soon
-/// as a catalog is published (off the async workers), not by the first search that needs it;
-/// the compact tools' argument validators are compiled at once. The loop ends when the session
-/// is dropped.
+/// as a catalog is published (off the async workers), not by the first search that needs it,
+/// and the compact tools' argument validators with it. The loop ends when the session is
+/// dropped.
 fn prepare_search(session: Arc<Session>) -> tokio::task::JoinHandle<()> {
     let mut views = session.subscribe_views();
     drop(session);
     tokio::spawn(async move {
-        let _ = tokio::task::spawn_blocking(args::prepare).await;
         loop {
             // A view published before this task first ran is marked seen: build it too.
             let current = views.borrow_and_update().clone();
             if let Some(view) = current {
                 let _ = tokio::task::spawn_blocking(move || {
                     view.search_index();
+                    // After the index: an idle server with no Editor compiles nothing.
+                    args::prepare();
                 })
                 .await;
             }
