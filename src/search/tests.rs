@@ -443,59 +443,61 @@ fn scene_fixture() -> Vec<ToolEntry> {
     ]
 }
 
+/// Each request's best hit on the real-shaped scene fixture is `tool/action`.
+fn expect_tops(cases: &[(&str, &str, &str)]) {
+    let idx = SearchIndex::build(&scene_fixture());
+    for (q, tool, action) in cases {
+        assert_eq!(
+            top(&idx, q),
+            (tool.to_string(), Some(action.to_string())),
+            "{q}"
+        );
+    }
+}
+
 #[test]
 fn what_a_request_names_picks_between_object_and_file_actions() {
-    let idx = SearchIndex::build(&scene_fixture());
-    let pair = |t: &str, a: &str| (t.to_string(), Some(a.to_string()));
-    // An object's name: the action that takes a target.
-    assert_eq!(
-        top(&idx, "delete the Crate"),
-        pair("manage_gameobject", "destroy")
-    );
-    // A file, by its extension or by the asset noun after its name: the action that takes a path.
-    assert_eq!(
-        top(&idx, "delete Crate.prefab"),
-        pair("manage_assets", "delete")
-    );
-    assert_eq!(
-        top(&idx, "delete the Glass material"),
-        pair("manage_assets", "delete")
-    );
-    assert_eq!(
-        top(&idx, "drop Rock.png into the Textures folder"),
-        pair("manage_assets", "move")
-    );
+    expect_tops(&[
+        // An object's name: the action that takes a target.
+        ("delete the Crate", "manage_gameobject", "destroy"),
+        // A file, by its extension or by the asset noun after its name: the action that takes a path.
+        ("delete Crate.prefab", "manage_assets", "delete"),
+        ("delete the Glass material", "manage_assets", "delete"),
+        (
+            "drop Rock.png into the Textures folder",
+            "manage_assets",
+            "move",
+        ),
+    ]);
 }
 
 #[test]
 fn phrases_carry_what_no_single_word_does() {
-    let idx = SearchIndex::build(&scene_fixture());
-    let pair = |t: &str, a: &str| (t.to_string(), Some(a.to_string()));
-    // "detach" leaves the parent, unless a component is what comes off.
-    assert_eq!(
-        top(&idx, "detach the Wheel from the Car"),
-        pair("manage_gameobject", "set_parent")
-    );
-    assert_eq!(
-        top(&idx, "detach the BoxCollider from the Car"),
-        pair("manage_components", "remove")
-    );
-    assert_eq!(
-        top(&idx, "get rid of the Rigidbody on the Player"),
-        pair("manage_components", "remove")
-    );
-    // A tag given to an object, or a new tag for the project.
-    assert_eq!(
-        top(&idx, "tag the Wall as Obstacle"),
-        pair("manage_gameobject", "set_tag")
-    );
-    assert_eq!(
-        top(&idx, "make a new tag called Loot"),
-        pair("manage_editor", "add_tag")
-    );
-    // A question about a tool none of whose actions it names: the tool's general read.
-    assert_eq!(
-        top(&idx, "how is this texture imported?"),
-        pair("manage_asset_import", "get")
-    );
+    expect_tops(&[
+        // "detach" leaves the parent, unless a component is what comes off.
+        (
+            "detach the Wheel from the Car",
+            "manage_gameobject",
+            "set_parent",
+        ),
+        (
+            "detach the BoxCollider from the Car",
+            "manage_components",
+            "remove",
+        ),
+        (
+            "get rid of the Rigidbody on the Player",
+            "manage_components",
+            "remove",
+        ),
+        // A tag given to an object, or a new tag for the project.
+        ("tag the Wall as Obstacle", "manage_gameobject", "set_tag"),
+        ("make a new tag called Loot", "manage_editor", "add_tag"),
+        // A question about a tool none of whose actions it names: the tool's general read.
+        (
+            "how is this texture imported?",
+            "manage_asset_import",
+            "get",
+        ),
+    ]);
 }
