@@ -7,7 +7,7 @@
 //! the advertised schemas.
 
 use crate::support::mcp::*;
-use hera_connector_contract::catalog::{RiskClass, SafetyDecl, Source, ToolEntry};
+use hera_connector_contract::catalog::{RiskClass, SafetyDecl, ToolEntry};
 use hera_connector_contract::wire::{ALL_FEATURES, FEATURE_OPERATION_LEDGER};
 use hera_connector_sim::{Fault, FaultMatch, Reload, SimConfig, Simulator};
 use serde_json::{Value, json};
@@ -132,28 +132,16 @@ fn expected_annotations(tool: &Value) -> Value {
 }
 
 fn custom_tool(name: &str, profiles: &[&str]) -> ToolEntry {
+    let declared = SafetyDecl {
+        risk: Some(RiskClass::Write),
+        ..Default::default()
+    };
+    let schema = json!({"type":"object","additionalProperties":false,
+        "properties":{"size":{"type":"integer"}},"required":["size"]});
     ToolEntry {
-        name: name.into(),
         title: "Paint Wall".into(),
         description: "A project's own tool: paints a wall.".into(),
-        source: Source {
-            kind: "custom".into(),
-            assembly: "Assembly-CSharp-Editor".into(),
-            type_name: format!("Game.{name}"),
-        },
-        contract_mode: "strict".into(),
-        profiles: profiles.iter().map(|p| p.to_string()).collect(),
-        aliases: vec![],
-        examples: vec![],
-        input_schema: json!({"type":"object","additionalProperties":false,
-            "properties":{"size":{"type":"integer"}},"required":["size"]}),
-        output_schema: json!({"type":"object"}),
-        actions: vec![],
-        safety: SafetyDecl {
-            risk: Some(RiskClass::Write),
-            ..Default::default()
-        }
-        .normalize(None),
+        ..hera_connector_sim::catalog::custom_tool(name, "strict", profiles, declared, schema)
     }
 }
 

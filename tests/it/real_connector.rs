@@ -109,34 +109,23 @@ fn a_request_over_the_connectors_body_limit_is_refused_before_sending() {
     assert_eq!(sim.side_effects(), 0);
 }
 
+/// A custom tool declared `write`, with one integer parameter `size`.
 pub(crate) fn custom_tool(
     name: &str,
     mode: &str,
     profiles: &[&str],
 ) -> hera_connector_contract::catalog::ToolEntry {
-    use hera_connector_contract::catalog::{RiskClass, SafetyDecl, Source, ToolEntry};
-    ToolEntry {
-        name: name.into(),
-        title: name.into(),
-        description: "A project's own tool.".into(),
-        source: Source {
-            kind: "custom".into(),
-            assembly: "Assembly-CSharp-Editor".into(),
-            type_name: format!("Game.{name}"),
-        },
-        contract_mode: mode.into(),
-        profiles: profiles.iter().map(|p| p.to_string()).collect(),
-        aliases: vec![],
-        examples: vec![],
-        input_schema: json!({"type":"object","properties":{"size":{"type":"integer"}}}),
-        output_schema: json!({"type":"object"}),
-        actions: vec![],
-        safety: SafetyDecl {
+    use hera_connector_contract::catalog::{RiskClass, SafetyDecl};
+    hera_connector_sim::catalog::custom_tool(
+        name,
+        mode,
+        profiles,
+        SafetyDecl {
             risk: Some(RiskClass::Write),
             ..Default::default()
-        }
-        .normalize(None),
-    }
+        },
+        json!({"type":"object","properties":{"size":{"type":"integer"}}}),
+    )
 }
 
 /// D1: one custom tool whose contract the Editor cannot build makes its strict catalog answer

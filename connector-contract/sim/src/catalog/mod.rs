@@ -300,3 +300,33 @@ pub fn effective_safety(
 
 #[cfg(test)]
 mod tests;
+
+/// A project's own tool as the Connector publishes it: a custom source
+/// (`Assembly-CSharp-Editor`, `Game.<name>`), no actions, the given contract mode, profiles,
+/// tool-level input schema and declared safety. Tests add it with `Simulator::add_custom_tool`.
+pub fn custom_tool(
+    name: &str,
+    mode: &str,
+    profiles: &[&str],
+    safety: hera_connector_contract::catalog::SafetyDecl,
+    input_schema: Value,
+) -> ToolEntry {
+    ToolEntry {
+        name: name.into(),
+        title: name.into(),
+        description: "A project's own tool.".into(),
+        source: hera_connector_contract::catalog::Source {
+            kind: "custom".into(),
+            assembly: "Assembly-CSharp-Editor".into(),
+            type_name: format!("Game.{name}"),
+        },
+        contract_mode: mode.into(),
+        profiles: profiles.iter().map(|p| p.to_string()).collect(),
+        aliases: vec![],
+        examples: vec![],
+        input_schema,
+        output_schema: serde_json::json!({"type":"object"}),
+        actions: vec![],
+        safety: safety.normalize(None),
+    }
+}

@@ -339,31 +339,4 @@ pub fn ledger_record(sim: &Simulator, op: &str) -> Option<Value> {
     Some(v)
 }
 
-/// A project's own tool as the Connector publishes it: a custom source, no actions, the given
-/// contract mode, profiles, tool-level input schema and declared safety.
-pub fn custom_tool(
-    name: &str,
-    mode: &str,
-    profiles: &[&str],
-    safety: hera_connector_contract::catalog::SafetyDecl,
-    input_schema: Value,
-) -> hera_connector_contract::catalog::ToolEntry {
-    hera_connector_contract::catalog::ToolEntry {
-        name: name.into(),
-        title: name.into(),
-        description: "A project's own tool.".into(),
-        source: hera_connector_contract::catalog::Source {
-            kind: "custom".into(),
-            assembly: "Assembly-CSharp-Editor".into(),
-            type_name: format!("Game.{name}"),
-        },
-        contract_mode: mode.into(),
-        profiles: profiles.iter().map(|p| p.to_string()).collect(),
-        aliases: vec![],
-        examples: vec![],
-        input_schema,
-        output_schema: json!({"type":"object"}),
-        actions: vec![],
-        safety: safety.normalize(None),
-    }
-}
+pub use hera_connector_sim::catalog::custom_tool;
